@@ -1,0 +1,49 @@
+/** Every error code the service answers with, and the HTTP status that goes with it. */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  SIGNUP_DISABLED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** `details` of a 409: which unique constraint refused the write. */
+export interface ConflictDetails {
+  constraint: 'unique';
+  /** `<table>.<column>` */
+  column: string;
+}
+
+/** `details` of a 403 from the record API: which rule refused the caller. */
+export interface ForbiddenDetails {
+  table: string;
+  policy: string;
+  operation: 'read' | 'write';
+}
+
+/** `details` of a 400 VALIDATION_ERROR: the query parameter or the body field that failed. */
+export interface ValidationDetails {
+  parameter?: string;
+  field?: string;
+}
+
+/** `details` of the 401 for an access token past its `exp`: the client should refresh. */
+export const TOKEN_EXPIRED_REASON = 'token_expired';
+
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+  };
+}

@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './schema.js';
+export * from './api.js';

@@ -1,0 +1,91 @@
+/** Access policies a table can have. */
+export const POLICIES = ['owner-scoped', 'public-read', 'private'] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/** What each policy lets anon, members and the owner do, in one line (shown by the console and the docs). */
+export const POLICY_SUMMARIES: Record<Policy, string> = {
+  'owner-scoped': 'Signed-in users read and write only their own rows; anon gets 403; the owner column is forced to the caller.',
+  'public-read': 'Everyone, anon included, reads the whole table; only the project owner writes.',
+  private: 'Only the project owner reads and writes.',
+};
+
+/** Column types a table can be created with; introspected Postgres types are reported as one of these. */
+export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'timestamp', 'json'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+/** The Postgres type each column type is created as. */
+export const COLUMN_SQL_TYPES: Record<ColumnType, string> = {
+  text: 'text',
+  integer: 'integer',
+  real: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  json: 'jsonb',
+};
+
+/** Columns the server manages on every table it creates. */
+export const ID_COLUMN = 'id';
+export const CREATED_AT_COLUMN = 'createdAt';
+export const UPDATED_AT_COLUMN = 'updatedAt';
+export const TIMESTAMP_COLUMNS = [CREATED_AT_COLUMN, UPDATED_AT_COLUMN] as const;
+export const MANAGED_COLUMNS = [ID_COLUMN, CREATED_AT_COLUMN, UPDATED_AT_COLUMN] as const;
+
+/** Owner column names, in order of preference. */
+export const OWNER_COLUMNS = ['user_id', 'userId'] as const;
+export type OwnerColumn = (typeof OWNER_COLUMNS)[number];
+
+/** Tables the auth system manages; they get no generated endpoints and cannot be administered. */
+export const RESERVED_TABLES = ['users', 'sessions'] as const;
+
+export const TABLE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
+export const COLUMN_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+
+/** List paging. */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+/** Password length in bytes (bcrypt reads at most 72). */
+export const PASSWORD_MIN_BYTES = 8;
+export const PASSWORD_MAX_BYTES = 72;
+export const EMAIL_MAX_LENGTH = 254;
+
+export interface ColumnInfo {
+  name: string;
+  type: ColumnType;
+  nullable: boolean;
+  unique: boolean;
+  primaryKey: boolean;
+  /** A JSON literal for defaults set through the admin API; a description such as `now()` for other defaults; null when none. */
+  default: unknown;
+}
+
+export interface RowCount {
+  value: number;
+  /** false when the value is the planner's estimate (big tables). */
+  exact: boolean;
+}
+
+export interface TableInfo {
+  name: string;
+  policy: Policy;
+  ownerColumn: OwnerColumn | null;
+  /** `private` where `policy` is `owner-scoped` but the table has no owner column. */
+  effectivePolicy: Policy;
+  rowCount: RowCount;
+  columns: ColumnInfo[];
+}
+
+/** A column as the admin API takes it when creating a table or adding a column. */
+export interface ColumnDefinition {
+  name: string;
+  type: ColumnType;
+  nullable?: boolean;
+  unique?: boolean;
+  default?: unknown;
+}
+
+export interface CreateTableInput {
+  name: string;
+  columns: ColumnDefinition[];
+  policy?: Policy;
+}

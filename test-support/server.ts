@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface SpawnedServer {
+  /** Base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  anonKey: string;
+  database: TestDatabase;
+  process: ChildProcess;
+  /** Everything the server printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  /** Use this database instead of a fresh one (it is not dropped on stop). */
+  database?: TestDatabase;
+}
+
+/**
+ * Starts the built server (`server/dist/main.js`, as `npm start` runs it) on a fresh database and a free port, the way
+ * a user starts it. `npm test` builds before it runs the tests.
+ */
+export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const child = spawn(process.execPath, [path.join(root, 'server/dist/main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      JWT_SECRET: 'test-secret-that-is-long-enough-0123456789',
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${output}`)), 30_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  const settings = await fetch(`${url}/auth/settings`);
+  if (!settings.ok) throw new Error(`server answered ${settings.status} on /auth/settings`);
+  const anonKey = /anon key: (\S+)/.exec(output)?.[1] ?? '';
+  return {
+    url,
+    anonKey,
+    database,
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      if (!options.database) await database.drop();
+    },
+  };
+}
