@@ -1,1 +1,42 @@
-export {};
+export { createClient, BasaltClient, type ClientOptions } from './client.js';
+export { AuthClient } from './auth.js';
+export { AdminClient, type UserListQuery } from './admin.js';
+export { TableClient, type AdminTableClient } from './query.js';
+export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
+export { memoryStorage, type StorageAdapter } from './storage.js';
+export type { Session, AuthChangeEvent } from './session.js';
+export type { AuthChangeListener } from './refresh.js';
+export type { FetchLike } from './http.js';
+export type { LockManagerLike } from './lock.js';
+export type {
+  Filter,
+  FilterValue,
+  InsertOf,
+  ListResult,
+  OrderTerm,
+  RecordId,
+  RowOf,
+  TableListQuery,
+  TableName,
+  UntypedDatabase,
+  UntypedRow,
+  UntypedTable,
+  UpdateOf,
+} from './types.js';
+export type {
+  AdminSettings,
+  AuthResult,
+  AuthSettings,
+  AuthUser,
+  ColumnDefinition,
+  ColumnInfo,
+  ColumnType,
+  CreateTableInput,
+  Credentials,
+  ErrorCode,
+  Policy,
+  Profile,
+  Role,
+  TableInfo,
+  TokenPair,
+} from '@basalt/contract';

@@ -1,0 +1,85 @@
+import type {
+  AdminSettings,
+  ColumnDefinition,
+  CreateTableInput,
+  DataResponse,
+  ListResponse,
+  Policy,
+  Profile,
+  TableInfo,
+  TypesResult,
+} from '@basalt/contract';
+import { segment } from './http.js';
+import { TableClient, listParameters, type AdminTableClient } from './query.js';
+import type { Send } from './transport.js';
+import type { InsertOf, ListResult, RowOf, TableListQuery, TableName, UpdateOf } from './types.js';
+
+export interface UserListQuery {
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * The owner's tools under `/admin/*`: tables, columns, policies, every record, users, settings and type generation.
+ * A member gets 403 FORBIDDEN on all of it, anon and signed-out callers 401.
+ */
+export class AdminClient<DB> {
+  constructor(private readonly send: Send) {}
+
+  private async data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return (await this.send<DataResponse<T>>({ method, path, body })).data;
+  }
+
+  private tablePath(name: string): string {
+    return `/admin/tables/${segment(name)}`;
+  }
+
+  readonly tables = {
+    list: (): Promise<TableInfo[]> => this.data('GET', '/admin/tables'),
+    create: (input: CreateTableInput): Promise<TableInfo> => this.data('POST', '/admin/tables', input),
+    get: (name: string): Promise<TableInfo> => this.data('GET', this.tablePath(name)),
+    /** Takes effect on the very next request, on every server process. */
+    setPolicy: (name: string, policy: Policy): Promise<TableInfo> => this.data('PATCH', this.tablePath(name), { policy }),
+    /** Drops the table and its data; returns the table as it was. */
+    drop: (name: string): Promise<TableInfo> => this.data('DELETE', this.tablePath(name)),
+  };
+
+  readonly columns = {
+    add: (table: string, column: ColumnDefinition): Promise<TableInfo> =>
+      this.data('POST', `${this.tablePath(table)}/columns`, column),
+    drop: (table: string, column: string): Promise<TableInfo> =>
+      this.data('DELETE', `${this.tablePath(table)}/columns/${segment(column)}`),
+  };
+
+  readonly users = {
+    list: async (query: UserListQuery = {}): Promise<ListResult<Profile>> => {
+      const body = await this.send<ListResponse<Profile>>({ method: 'GET', path: '/admin/users', query: { ...query } });
+      return { data: body.data, total: body.total };
+    },
+  };
+
+  /** Every record of a table, whatever its policy: the console's data browser. */
+  async records<T extends TableName<DB>>(table: T, query: TableListQuery<RowOf<DB[T]>> = {}): Promise<ListResult<RowOf<DB[T]>>> {
+    const body = await this.send<ListResponse<RowOf<DB[T]>>>({
+      method: 'GET',
+      path: `${this.tablePath(table)}/records`,
+      query: listParameters(query),
+    });
+    return { data: body.data, total: body.total };
+  }
+
+  /** Write any record of a table as the owner: no policy, the owner column is an ordinary column here. */
+  from<T extends TableName<DB>>(table: T): AdminTableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>> {
+    return new TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>>(this.send, `${this.tablePath(table)}/records`);
+  }
+
+  /** The anon key and the project settings. */
+  settings(): Promise<AdminSettings> {
+    return this.data('GET', '/admin/settings');
+  }
+
+  /** The TypeScript source of the project's `Database` type, ready to save as a `.ts` file. */
+  async types(): Promise<string> {
+    return (await this.data<TypesResult>('GET', '/admin/types')).typescript;
+  }
+}

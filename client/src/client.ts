@@ -1,0 +1,113 @@
+import { AdminClient } from './admin.js';
+import { AuthClient } from './auth.js';
+import { Http, type FetchLike } from './http.js';
+import { webLocks, type LockManagerLike } from './lock.js';
+import { TableClient } from './query.js';
+import { SessionManager } from './refresh.js';
+import { SessionStore, browserLocalStorage, resolveStorage, type StorageAdapter } from './storage.js';
+import { TabSync } from './sync.js';
+import type { InsertOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
+import { authorizedSender, publicSender, type Send } from './transport.js';
+
+export interface ClientOptions {
+  /**
+   * Where the session is kept: omitted, the browser's localStorage where it works, else memory; an adapter with
+   * `getItem`/`setItem`/`removeItem` (sync or async, e.g. React Native's AsyncStorage); `false`, memory only.
+   */
+  storage?: StorageAdapter | false;
+  /** The key the session is stored under. Default: derived from the service URL, `basalt.auth.<host><path>`. */
+  storageKey?: string;
+  /** A custom fetch (tests, server runtimes, instrumentation). Default: the global fetch. */
+  fetch?: FetchLike;
+  /** Refresh the access token on a timer shortly before it expires. Default true; requests refresh when due anyway. */
+  autoRefresh?: boolean;
+  /** How long before expiry the access token is refreshed. Default 60 s (at most half the token's lifetime). */
+  refreshMarginSeconds?: number;
+  /** How long a tab waits for another tab's refresh before it steals the lock. Default 10 s. */
+  lockTimeoutMs?: number;
+  /** Cross-tab lock. Default `navigator.locks` where it exists; `false` for none; tests pass a stand-in. */
+  locks?: LockManagerLike | false;
+  /** Coordinate with other tabs (BroadcastChannel, storage events). Default: true in browsers. */
+  multiTab?: boolean;
+}
+
+const REFRESH_TIMEOUT_MS = 8_000;
+const RACE_GRACE_MS = 3_000;
+
+function defaultStorageKey(url: string): string {
+  try {
+    const base = (globalThis as { location?: { href?: string } }).location?.href;
+    const parsed = new URL(url, base);
+    return `basalt.auth.${parsed.host}${parsed.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return `basalt.auth.${url}`;
+  }
+}
+
+function defaultFetch(): FetchLike {
+  if (typeof globalThis.fetch !== 'function') throw new TypeError('No global fetch: pass options.fetch');
+  // Called through a wrapper: a detached `window.fetch` throws "Illegal invocation" in browsers.
+  return (input, init) => globalThis.fetch(input, init);
+}
+
+/** The client of one Basalt project. `DB` is the generated `Database` type; without it, tables are untyped. */
+export class BasaltClient<DB = UntypedDatabase> {
+  readonly auth: AuthClient;
+  readonly admin: AdminClient<DB>;
+  /** The key the session is stored under. */
+  readonly storageKey: string;
+  private readonly send: Send;
+  private readonly sessions: SessionManager;
+  private readonly sync: TabSync | undefined;
+
+  constructor(
+    readonly url: string,
+    anonKey?: string,
+    options: ClientOptions = {},
+  ) {
+    const http = new Http(url, anonKey || undefined, options.fetch ?? defaultFetch());
+    this.storageKey = options.storageKey ?? defaultStorageKey(url);
+    const adapter = resolveStorage(options.storage);
+    const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
+    const localStorageArea = browserLocalStorage();
+    this.sync =
+      (options.multiTab ?? isBrowser)
+        ? new TabSync(`basalt.auth:${this.storageKey}`, this.storageKey, adapter === localStorageArea ? adapter : undefined)
+        : undefined;
+    this.sessions = new SessionManager({
+      http,
+      store: new SessionStore(adapter, this.storageKey),
+      locks: options.locks === false ? undefined : (options.locks ?? webLocks()),
+      sync: this.sync,
+      // One lock per stored session: two projects on one origin never wait for each other.
+      lockName: `basalt.auth:${this.storageKey}`,
+      lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+      refreshTimeoutMs: REFRESH_TIMEOUT_MS,
+      refreshMarginMs: (options.refreshMarginSeconds ?? 60) * 1000,
+      raceGraceMs: RACE_GRACE_MS,
+      autoRefresh: options.autoRefresh ?? true,
+    });
+    this.send = authorizedSender(http, this.sessions);
+    this.auth = new AuthClient(this.sessions, this.send, publicSender(http));
+    this.admin = new AdminClient<DB>(this.send);
+  }
+
+  /** The record API of a table: `list`, `get`, `create`, `upsert`, `delete`, typed by the `Database` type. */
+  from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>> {
+    return new TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>>(this.send, `/api/${encodeURIComponent(table)}`);
+  }
+
+  /** Stops the refresh timer and the cross-tab listeners; the stored session stays. */
+  close(): void {
+    this.sessions.close();
+    this.sync?.close();
+  }
+}
+
+/**
+ * Creates the client of a project. `anonKey` may be omitted where only auth endpoints and signed-in calls are used
+ * (the console signs in as the owner and needs none).
+ */
+export function createClient<DB = UntypedDatabase>(url: string, anonKey?: string, options?: ClientOptions): BasaltClient<DB> {
+  return new BasaltClient<DB>(url, anonKey, options);
+}

@@ -1,0 +1,98 @@
+import { APIKEY_HEADER, REQUEST_ID_HEADER } from '@basalt/contract';
+import { ApiError, NetworkError, errorFromResponse } from './errors.js';
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export type QueryValue = string | number | boolean | Date;
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Starts with `/`; segments taken from user input must already be encoded (see `segment`). */
+  path: string;
+  query?: Record<string, QueryValue | undefined>;
+  body?: unknown;
+  /** Access token, or undefined for an anonymous call (then the anon key alone, if any, is sent). */
+  accessToken?: string | undefined;
+  /** Auth endpoints ignore credentials; sending none keeps a stale token from ever mattering there. */
+  credentials?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  body: T;
+}
+
+/** Encodes one path segment (a table name, an id), so `a/b` or `?` in an id cannot change the route. */
+export function segment(value: string | number): string {
+  return encodeURIComponent(String(value));
+}
+
+export function formatQueryValue(value: QueryValue): string {
+  return value instanceof Date ? value.toISOString() : String(value);
+}
+
+/**
+ * The one place that speaks HTTP: builds the URL and headers, sends, and turns every failure into either an ApiError
+ * (the server answered) or a NetworkError (it did not). It knows nothing about sessions or refresh.
+ */
+export class Http {
+  private readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly anonKey: string | undefined,
+    private readonly fetchImpl: FetchLike,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  url(path: string, query?: HttpRequest['query']): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) params.append(key, formatQueryValue(value));
+    }
+    const search = params.toString();
+    return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
+  }
+
+  async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (request.credentials !== false) {
+      if (this.anonKey) headers[APIKEY_HEADER] = this.anonKey;
+      if (request.accessToken) headers.authorization = `Bearer ${request.accessToken}`;
+    }
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.body);
+    }
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url(request.path, request.query), {
+        method: request.method,
+        headers,
+        body,
+        signal: request.signal,
+      });
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new NetworkError(`${request.method} ${request.path} failed: ${reason}`, { cause });
+    }
+    const requestId = response.headers.get(REQUEST_ID_HEADER) ?? undefined;
+    let parsed: unknown;
+    try {
+      const text = await response.text();
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch (cause) {
+      // A body cut off mid-way is a network failure; a body that is not JSON is the server's (or a proxy's) answer.
+      if (cause instanceof SyntaxError) parsed = undefined;
+      else throw new NetworkError(`${request.method} ${request.path}: reading the response failed`, { cause });
+    }
+    if (!response.ok) throw errorFromResponse(response.status, parsed, requestId);
+    if (typeof parsed !== 'object' || parsed === null) {
+      throw new ApiError(response.status, 'INTERNAL_ERROR', 'The server answered without a JSON body', undefined, requestId);
+    }
+    return { status: response.status, body: parsed as T };
+  }
+}
