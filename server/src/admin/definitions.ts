@@ -1,0 +1,124 @@
+import Joi from 'joi';
+import {
+  COLUMN_NAME_PATTERN,
+  COLUMN_TYPES,
+  MANAGED_COLUMNS,
+  OWNER_COLUMNS,
+  POLICIES,
+  RESERVED_TABLES,
+  TABLE_NAME_PATTERN,
+  type ColumnDefinition,
+  type CreateTableInput,
+  type Policy,
+} from '@basalt/contract';
+import { invalidField } from '../http/errors.js';
+import { coerceValue } from '../records/values.js';
+import type { ColumnSchema } from '../db/schema.js';
+
+/** A column definition after validation: defaults filled in, `default` coerced to the column's type. */
+export interface ColumnPlan {
+  name: string;
+  type: ColumnDefinition['type'];
+  nullable: boolean;
+  unique: boolean;
+  /** undefined: no default. */
+  default: unknown;
+  isOwnerColumn: boolean;
+}
+
+const columnSchema = Joi.object({
+  name: Joi.string().required(),
+  type: Joi.string()
+    .valid(...COLUMN_TYPES)
+    .required(),
+  nullable: Joi.boolean().default(true),
+  unique: Joi.boolean().default(false),
+  default: Joi.any(),
+}).unknown(false);
+
+const createTableSchema = Joi.object({
+  name: Joi.string().required(),
+  columns: Joi.array().items(Joi.any()).default([]),
+  policy: Joi.string().valid(...POLICIES),
+}).unknown(false);
+
+const policySchema = Joi.object({ policy: Joi.string().valid(...POLICIES).required() }).unknown(false);
+
+function firstProblem(error: Joi.ValidationError, prefix: string): never {
+  const detail = error.details[0];
+  const path = detail?.path.join('.') ?? '';
+  const field = prefix && path ? `${prefix}.${path}` : prefix || path || 'body';
+  const message =
+    detail?.type === 'object.unknown'
+      ? `${field} is not a known field`
+      : detail?.type === 'any.only'
+        ? `${field} must be one of ${(detail.context?.valids as unknown[] | undefined)?.join(', ')}`
+        : `${field} ${detail?.message.replace(/^"[^"]*" /, '') ?? 'is invalid'}`;
+  throw invalidField(field, message);
+}
+
+export function assertTableName(name: string, field = 'name'): void {
+  if (!TABLE_NAME_PATTERN.test(name)) {
+    throw invalidField(field, `${field} must match ${TABLE_NAME_PATTERN.source}: lower-case letters, digits and _, starting with a letter`);
+  }
+  if ((RESERVED_TABLES as readonly string[]).includes(name) || name.startsWith('pg_')) {
+    throw invalidField(field, `${name} is a reserved table name`);
+  }
+}
+
+/** Validates one column definition; `field` is where it sits in the request (`columns.2` or the body). */
+export function parseColumnDefinition(input: unknown, field: string): ColumnPlan {
+  const { value, error } = columnSchema.validate(input, { abortEarly: true });
+  if (error) firstProblem(error, field);
+  const definition = value as Required<Omit<ColumnDefinition, 'default'>> & { default?: unknown };
+  const at = (key: string) => (field ? `${field}.${key}` : key);
+  if (!COLUMN_NAME_PATTERN.test(definition.name) || definition.name.startsWith('pg_')) {
+    throw invalidField(at('name'), `column name ${JSON.stringify(definition.name)} must match ${COLUMN_NAME_PATTERN.source} and not start with pg_`);
+  }
+  if ((MANAGED_COLUMNS as readonly string[]).includes(definition.name)) {
+    throw invalidField(at('name'), `${definition.name} is created by the server on every table and cannot be declared`);
+  }
+  const isOwnerColumn = (OWNER_COLUMNS as readonly string[]).includes(definition.name);
+  if (isOwnerColumn && definition.type !== 'text') {
+    throw invalidField(at('type'), `${definition.name} is an owner column and must have type text`);
+  }
+  let defaultValue: unknown;
+  if (definition.default !== undefined && definition.default !== null) {
+    const probe: ColumnSchema = {
+      name: definition.name,
+      type: definition.type,
+      pgType: definition.type === 'integer' ? 'int4' : definition.type,
+      nullable: definition.nullable,
+      defaultExpression: null,
+      hasDefault: false,
+      generated: false,
+      unique: false,
+      primaryKey: false,
+      maxLength: null,
+    };
+    const coerced = coerceValue(probe, definition.default);
+    if (!coerced.ok) throw invalidField(at('default'), `default of ${definition.name} ${coerced.problem}`);
+    defaultValue = coerced.value;
+  }
+  return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn };
+}
+
+export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined } {
+  const { value, error } = createTableSchema.validate(body, { abortEarly: true });
+  if (error) firstProblem(error, '');
+  const input = value as CreateTableInput;
+  assertTableName(input.name);
+  const columns = input.columns.map((column, index) => parseColumnDefinition(column, `columns.${index}`));
+  const seen = new Set<string>();
+  columns.forEach((column, index) => {
+    if (seen.has(column.name)) throw invalidField(`columns.${index}.name`, `column ${column.name} is declared twice`);
+    seen.add(column.name);
+  });
+  return { name: input.name, columns, policy: input.policy };
+}
+
+export function parsePolicyChange(body: unknown): Policy {
+  const { value, error } = policySchema.validate(body, { abortEarly: true });
+  if (error) firstProblem(error, '');
+  return (value as { policy: Policy }).policy;
+}

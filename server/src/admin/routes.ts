@@ -1,0 +1,128 @@
+import { Router, type Request, type RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
+import type { AccountService } from '../auth/accounts.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { SchemaCache } from '../db/schemaCache.js';
+import { authenticate, callerOf } from '../http/credentials.js';
+import { jsonObjectBody } from '../http/body.js';
+import { ApiError, invalidParameter, unauthorized } from '../http/errors.js';
+import { parseListQuery } from '../records/query.js';
+import type { Access, RecordService } from '../records/service.js';
+import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './definitions.js';
+import type { TableAdmin } from './tables.js';
+import { generateTypes } from './typegen.js';
+
+const UNSCOPED: Access = { scope: null, mode: 'unscoped' };
+
+function pagingOf(req: Request): { limit: number; offset: number } {
+  const read = (name: string, fallback: number) => {
+    const value = req.query[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) throw invalidParameter(name, `${name} must be a whole number >= 0`);
+    return Number(value);
+  };
+  return { limit: Math.min(read('limit', DEFAULT_LIMIT), MAX_LIMIT), offset: read('offset', 0) };
+}
+
+/**
+ * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
+ * known or not, and the owner gets 404 on an unknown one.
+ */
+export function adminRoutes(deps: {
+  knex: Knex;
+  cache: SchemaCache;
+  tables: TableAdmin;
+  records: RecordService;
+  accounts: AccountService;
+  tokens: TokenService;
+  bodyLimitBytes: number;
+  signupEnabled: boolean;
+}): Router {
+  const { cache, tables, records, accounts, tokens } = deps;
+  const router = Router();
+  const body = jsonObjectBody(deps.bodyLimitBytes);
+
+  const ownerOnly: RequestHandler = async (req, _res, next) => {
+    const caller = callerOf(req);
+    if (caller.kind !== 'user') throw unauthorized('The administrative area needs the owner signed in, not the anon key');
+    if (caller.role !== 'owner') throw new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area');
+    if (!(await accounts.userExists(caller.id))) throw unauthorized('The account of this token no longer exists');
+    next();
+  };
+  router.use(authenticate(tokens), ownerOnly);
+
+  router.get('/tables', async (_req, res) => {
+    res.json({ data: await tables.list() });
+  });
+  router.post('/tables', ...body, async (req, res) => {
+    const { name, columns, policy } = parseCreateTable(req.body);
+    res.status(201).json({ data: await tables.create(name, columns, policy) });
+  });
+  router.get('/tables/:name', async (req, res) => {
+    res.json({ data: await tables.describe(String(req.params.name)) });
+  });
+  router.patch('/tables/:name', ...body, async (req, res) => {
+    const name = String(req.params.name);
+    tables.find(name);
+    res.json({ data: await tables.setPolicy(name, parsePolicyChange(req.body)) });
+  });
+  router.delete('/tables/:name', async (req, res) => {
+    res.json({ data: await tables.drop(String(req.params.name)) });
+  });
+  router.post('/tables/:name/columns', ...body, async (req, res) => {
+    const name = String(req.params.name);
+    tables.find(name);
+    res.status(201).json({ data: await tables.addColumn(name, parseColumnDefinition(req.body, '')) });
+  });
+  router.delete('/tables/:name/columns/:column', async (req, res) => {
+    res.json({ data: await tables.dropColumn(String(req.params.name), String(req.params.column)) });
+  });
+
+  // The owner's record tools: every row of every policy, the owner column an ordinary column.
+  router.get('/tables/:name/records', async (req, res) => {
+    const table = tables.find(String(req.params.name));
+    const { rows, total } = await records.list(table, parseListQuery(table, req.query), UNSCOPED);
+    res.json({ data: rows, total });
+  });
+  router.get('/tables/:name/records/:id', async (req, res) => {
+    res.json({ data: await records.get(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED) });
+  });
+  router.post('/tables/:name/records', (req, _res, next) => (tables.find(String(req.params.name)), next()), ...body, async (req, res) => {
+    const table = tables.find(String(req.params.name));
+    res.status(201).json({ data: await records.create(table, req.body as Record<string, unknown>, UNSCOPED) });
+  });
+  router.put('/tables/:name/records/:id', (req, _res, next) => (tables.find(String(req.params.name)), next()), ...body, async (req, res) => {
+    const table = tables.find(String(req.params.name));
+    const { row, created } = await records.upsert(table, String(req.params.id), req.body as Record<string, unknown>, UNSCOPED);
+    res.status(created ? 201 : 200).json({ data: row });
+  });
+  router.delete('/tables/:name/records/:id', async (req, res) => {
+    res.json({ data: await records.remove(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED) });
+  });
+
+  router.get('/types', (_req, res) => {
+    res.json({ data: { typescript: generateTypes(cache.servedTables()) } });
+  });
+  router.get('/users', async (req, res) => {
+    const { limit, offset } = pagingOf(req);
+    const [rows, count] = await Promise.all([
+      deps.knex('users').select('id', 'email', 'role', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset),
+      deps.knex('users').count({ total: '*' }).first(),
+    ]);
+    res.json({
+      data: (rows as Array<{ id: string; email: string; role: string; created_at: Date }>).map((row) => ({
+        id: row.id,
+        email: row.email,
+        role: row.role,
+        createdAt: row.created_at.toISOString(),
+      })),
+      total: Number((count as { total: number } | undefined)?.total ?? 0),
+    });
+  });
+  router.get('/settings', (_req, res) => {
+    res.json({ data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });
+  });
+
+  return router;
+}

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import {
+  CREATED_AT_COLUMN,
+  ID_COLUMN,
+  MANAGED_COLUMNS,
+  UPDATED_AT_COLUMN,
+  type Policy,
+  type TableInfo,
+} from '@basalt/contract';
+import type { SchemaCache } from '../db/schemaCache.js';
+import { defaultPolicyFor, isReservedTable, type TableSchema } from '../db/schema.js';
+import { notifySchemaChange } from '../db/notifications.js';
+import { conflict, invalidField, invalidParameter, notFound } from '../http/errors.js';
+import type { ColumnPlan } from './definitions.js';
+import { describeTable, describeTables, countRows } from './describe.js';
+
+function addColumn(knex: Knex, table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, column: ColumnPlan): void {
+  let builder: Knex.ColumnBuilder;
+  switch (column.type) {
+    case 'text':
+      builder = table.text(column.name);
+      break;
+    case 'integer':
+      builder = table.integer(column.name);
+      break;
+    case 'real':
+      builder = table.double(column.name);
+      break;
+    case 'boolean':
+      builder = table.boolean(column.name);
+      break;
+    case 'timestamp':
+      builder = table.timestamp(column.name, { useTz: true });
+      break;
+    case 'json':
+      builder = table.jsonb(column.name);
+      break;
+  }
+  builder = column.nullable ? builder.nullable() : builder.notNullable();
+  if (column.unique) builder = builder.unique();
+  if (column.default !== undefined) {
+    // DDL takes no bind parameters: the value was coerced to the column's type and Knex quotes it as a literal.
+    const literal = column.default instanceof Date ? column.default.toISOString() : column.default;
+    builder = builder.defaultTo(knex.raw('?', [literal as Knex.Value]));
+  }
+  if (column.isOwnerColumn) builder.references(ID_COLUMN).inTable('users').onDelete('CASCADE');
+}
+
+function isDuplicateTable(error: unknown): boolean {
+  return (error as { code?: string }).code === '42P07';
+}
+
+/** Tables, columns and policies, changed through /admin. Every change tells every process to reload its schema. */
+export class TableAdmin {
+  constructor(
+    private readonly knex: Knex,
+    private readonly cache: SchemaCache,
+  ) {}
+
+  /** A table the owner may administer: reserved names are 400, unknown ones 404. */
+  find(name: string): TableSchema {
+    if (isReservedTable(name)) throw invalidParameter('name', `${name} is a reserved table and cannot be administered`);
+    const table = this.cache.served(name);
+    if (!table) throw notFound(`No table ${name}`);
+    return table;
+  }
+
+  list(): Promise<TableInfo[]> {
+    return describeTables(this.knex, this.cache.servedTables());
+  }
+
+  async describe(name: string): Promise<TableInfo> {
+    const table = this.find(name);
+    const counts = await countRows(this.knex, [table.name]);
+    return describeTable(table, counts.get(table.name) ?? { value: 0, exact: true });
+  }
+
+  /** Runs a change in one transaction with the notification, then reloads this process's cache before answering. */
+  private async change(run: (trx: Knex.Transaction) => Promise<void>): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await run(trx);
+      await notifySchemaChange(trx);
+    });
+    await this.cache.reload();
+  }
+
+  async create(name: string, columns: ColumnPlan[], policy: Policy | undefined): Promise<TableInfo> {
+    if (this.cache.any(name)) throw conflict('tables.name');
+    const ownerColumn = columns.find((column) => column.isOwnerColumn && column.name === 'user_id') ?? columns.find((column) => column.isOwnerColumn);
+    try {
+      await this.change(async (trx) => {
+        await trx.schema.createTable(name, (table) => {
+          table.text(ID_COLUMN).primary();
+          for (const column of columns) addColumn(trx, table, column);
+          table.timestamp(CREATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
+          table.timestamp(UPDATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
+          // Owner-scoped reads filter on the owner column on every request.
+          for (const column of columns) if (column.isOwnerColumn) table.index([column.name]);
+        });
+        await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
+      });
+    } catch (error) {
+      if (isDuplicateTable(error)) throw conflict('tables.name');
+      throw error;
+    }
+    return this.describe(name);
+  }
+
+  private async storePolicy(trx: Knex.Transaction, name: string, policy: Policy): Promise<void> {
+    await trx('_policies')
+      .insert({ table_name: name, policy, updated_at: trx.fn.now() })
+      .onConflict('table_name')
+      .merge(['policy', 'updated_at']);
+  }
+
+  async setPolicy(name: string, policy: Policy): Promise<TableInfo> {
+    this.find(name);
+    await this.change((trx) => this.storePolicy(trx, name, policy));
+    return this.describe(name);
+  }
+
+  async drop(name: string): Promise<TableInfo> {
+    const info = await this.describe(name);
+    await this.change(async (trx) => {
+      await trx.schema.dropTable(name);
+      await trx('_policies').where({ table_name: name }).delete();
+    });
+    return info;
+  }
+
+  async addColumn(name: string, column: ColumnPlan): Promise<TableInfo> {
+    const table = this.find(name);
+    if (table.columns.has(column.name)) throw conflict(`${name}.${column.name}`);
+    await this.change(async (trx) => {
+      // A table whose policy was never stored keeps the policy it has now, even when the new column is an owner column.
+      await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
+      await trx.schema.alterTable(name, (builder) => {
+        addColumn(trx, builder, column);
+        if (column.isOwnerColumn) builder.index([column.name]);
+      });
+    });
+    return this.describe(name);
+  }
+
+  async dropColumn(name: string, columnName: string): Promise<TableInfo> {
+    const table = this.find(name);
+    if ((MANAGED_COLUMNS as readonly string[]).includes(columnName)) {
+      throw invalidField('column', `${columnName} is managed by the server and cannot be dropped`);
+    }
+    if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
+    await this.change(async (trx) => {
+      await trx.schema.alterTable(name, (builder) => builder.dropColumn(columnName));
+    });
+    return this.describe(name);
+  }
+}
+

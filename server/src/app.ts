@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Express } from 'express';
+import { REQUEST_ID_HEADER } from '@basalt/contract';
+import { PROJECT_ROOT } from './config.js';
+import type { Services } from './services.js';
+import { authRoutes } from './auth/routes.js';
+import { recordRoutes } from './records/routes.js';
+import { adminRoutes } from './admin/routes.js';
+import { cors } from './http/cors.js';
+import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
+import { ApiError } from './http/errors.js';
+import { randomId } from './auth/tokens.js';
+
+export interface AppOptions {
+  bodyLimitBytes: number;
+  corsOrigins: string[] | null;
+  /** Where the built console lives (served at /console/). */
+  consoleDir?: string;
+  reportError?: ErrorReporter;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP app from the services; it does not listen, so tests mount it directly. */
+export function createApp(services: Services, options: AppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // API bodies are small and never cached by intermediaries: an ETag would cost a hash of every body.
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const given = req.headers[REQUEST_ID_HEADER];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomId(12);
+    res.setHeader('X-Request-Id', id);
+    next();
+  });
+  app.use(cors(options.corsOrigins));
+
+  app.get('/health', async (_req, res) => {
+    try {
+      await services.knex.raw('SELECT 1');
+    } catch {
+      throw new ApiError('UNAVAILABLE', 'The database is unavailable');
+    }
+    res.json({ data: { status: 'ok' } });
+  });
+
+  const shared = { bodyLimitBytes: options.bodyLimitBytes };
+  app.use('/auth', authRoutes(services.accounts, services.tokens, { ...shared, signupEnabled: services.signupEnabled }));
+  app.use('/api', recordRoutes({ ...services, ...shared }));
+  app.use('/admin', adminRoutes({ ...services, ...shared }));
+
+  const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');
+  app.get('/', (_req, res) => res.redirect(302, '/console/'));
+  app.use('/console', express.static(consoleDir, { index: 'index.html', fallthrough: true }));
+  // The console routes in the browser: any other path under /console/ gets its page.
+  app.get('/console/*splat', (_req, res, next) => {
+    const page = path.join(consoleDir, 'index.html');
+    if (!fs.existsSync(page)) {
+      next(new ApiError('NOT_FOUND', 'The console is not built: run npm run build'));
+      return;
+    }
+    res.sendFile(page);
+  });
+
+  app.use(routeNotFound);
+  app.use(errorHandler(options.reportError ?? ((error) => console.error(error))));
+  return app;
+}

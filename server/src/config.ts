@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Root of the repository (where config.json, migrations/ and .data/ live). */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Config {
+  production: boolean;
+  port: number;
+  host: string | undefined;
+  /** Unset: the embedded PostgreSQL in `dataDir/postgres`. */
+  databaseUrl: string | undefined;
+  /** Unset in development: generated once and kept in `dataDir`. */
+  jwtSecret: string | undefined;
+  /** null: every origin. */
+  corsOrigins: string[] | null;
+  bcryptCost: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  dataDir: string;
+  workers: number;
+  signupEnabled: boolean;
+  configPath: string;
+}
+
+export class ConfigError extends Error {}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+export function parseByteSize(value: string, name: string): number {
+  const match = /^\s*(\d+)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!match) throw new ConfigError(`${name} must be a number of bytes or a size such as 2mb, got "${value}"`);
+  const bytes = Number(match[1]) * (UNITS[(match[2] ?? 'b').toLowerCase()] ?? 1);
+  if (bytes < 1) throw new ConfigError(`${name} must be at least 1 byte`);
+  return bytes;
+}
+
+function parseInteger(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+/** Reads `config.json`; a malformed file stops start-up with a message naming the file and the problem. */
+export function readProjectConfig(configPath: string): { signupEnabled: boolean } {
+  let text: string;
+  try {
+    text = fs.readFileSync(configPath, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signupEnabled: true };
+    throw new ConfigError(`${configPath}: cannot be read (${(error as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${configPath}: is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`${configPath}: must hold a JSON object such as { "signupEnabled": true }`);
+  }
+  const known = new Set(['signupEnabled']);
+  for (const key of Object.keys(parsed)) {
+    if (!known.has(key)) throw new ConfigError(`${configPath}: unknown key "${key}" (known keys: ${[...known].join(', ')})`);
+  }
+  const { signupEnabled = true } = parsed as { signupEnabled?: unknown };
+  if (typeof signupEnabled !== 'boolean') throw new ConfigError(`${configPath}: "signupEnabled" must be true or false`);
+  return { signupEnabled };
+}
+
+/** Environment plus config.json, validated once at start-up. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const configPath = path.resolve(env.CONFIG_PATH || path.join(PROJECT_ROOT, 'config.json'));
+  const jwtSecret = env.JWT_SECRET || undefined;
+  if (production && (!jwtSecret || jwtSecret.length < 32)) {
+    throw new ConfigError('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
+  }
+  const corsOrigins = env.CORS_ORIGINS?.trim()
+    ? env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean)
+    : null;
+  return {
+    production,
+    port: parseInteger(env.PORT, 'PORT', 3000, 0, 65535),
+    host: env.HOST || undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
+    jwtSecret,
+    corsOrigins,
+    bcryptCost: parseInteger(env.BCRYPT_COST, 'BCRYPT_COST', 10, 4, 15),
+    bodyLimitBytes: env.BODY_LIMIT ? parseByteSize(env.BODY_LIMIT, 'BODY_LIMIT') : 1024 * 1024,
+    logLevel: env.LOG_LEVEL || 'info',
+    dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data')),
+    workers: parseInteger(env.WORKERS, 'WORKERS', production ? os.availableParallelism() : 1, 1, 64),
+    signupEnabled: readProjectConfig(configPath).signupEnabled,
+    configPath,
+  };
+}

@@ -1,0 +1,81 @@
+import type { Knex } from 'knex';
+import { POLICIES, type Policy } from '@basalt/contract';
+import { buildTableSchema, columnTypeOf, type ColumnSchema, type TableSchema } from './schema.js';
+
+interface ColumnRow {
+  table_name: string;
+  column_name: string;
+  type_name: string;
+  nullable: boolean;
+  default_expression: string | null;
+  generated: boolean;
+  identity: boolean;
+  primary_key: boolean;
+  unique: boolean;
+  max_length: number | null;
+}
+
+// One catalog query for every column of every table of the public schema. Only single-column unique indexes without
+// a predicate make a column unique.
+const COLUMNS_SQL = `
+  SELECT c.relname AS table_name,
+         a.attname AS column_name,
+         t.typname AS type_name,
+         NOT a.attnotnull AS nullable,
+         pg_get_expr(d.adbin, d.adrelid) AS default_expression,
+         a.attgenerated <> '' AS generated,
+         a.attidentity <> '' AS identity,
+         EXISTS (SELECT 1 FROM pg_index i
+                  WHERE i.indrelid = c.oid AND i.indisprimary AND i.indnkeyatts = 1 AND i.indkey[0] = a.attnum) AS primary_key,
+         EXISTS (SELECT 1 FROM pg_index i
+                  WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indkey[0] = a.attnum
+                    AND i.indpred IS NULL) AS unique,
+         CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 END AS max_length
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    JOIN pg_type t ON t.oid = a.atttypid
+    LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+   WHERE c.relkind IN ('r', 'p')
+   ORDER BY c.relname, a.attnum`;
+
+const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
+
+/** Reads every table of the public schema with its columns and stored policy. */
+export async function introspect(knex: Knex): Promise<Map<string, TableSchema>> {
+  const [columnResult, policyRows] = await Promise.all([
+    knex.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL),
+    knex.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL).then(
+      (result) => result.rows,
+      // Before the first migration there is no policy table: every table has its default policy.
+      (error: { code?: string }) => {
+        if (error.code === '42P01') return [];
+        throw error;
+      },
+    ),
+  ]);
+  const policies = new Map<string, Policy>();
+  for (const row of policyRows) {
+    if ((POLICIES as readonly string[]).includes(row.policy)) policies.set(row.table_name, row.policy as Policy);
+  }
+  const columnsByTable = new Map<string, ColumnSchema[]>();
+  for (const row of columnResult.rows) {
+    const list = columnsByTable.get(row.table_name) ?? [];
+    list.push({
+      name: row.column_name,
+      type: columnTypeOf(row.type_name),
+      pgType: row.type_name,
+      nullable: row.nullable,
+      defaultExpression: row.default_expression,
+      hasDefault: row.default_expression !== null || row.identity || row.generated,
+      generated: row.generated,
+      unique: row.unique || row.primary_key,
+      primaryKey: row.primary_key,
+      maxLength: row.max_length,
+    });
+    columnsByTable.set(row.table_name, list);
+  }
+  const tables = new Map<string, TableSchema>();
+  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name)));
+  return tables;
+}

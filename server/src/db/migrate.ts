@@ -1,0 +1,42 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Knex } from 'knex';
+import { PROJECT_ROOT } from '../config.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+// The built service loads the compiled migrations; tests that run the TypeScript sources load them as they are.
+const runningFromSource = import.meta.url.endsWith('.ts');
+const MIGRATIONS_DIR = runningFromSource ? path.join(PROJECT_ROOT, 'migrations') : path.join(PROJECT_ROOT, 'migrations/dist');
+const EXTENSION = runningFromSource ? '.ts' : '.js';
+
+/** Lists `migrations/` itself, so the migration names are the same whether they run compiled or from source. */
+class ProjectMigrations implements Knex.MigrationSource<string> {
+  async getMigrations(): Promise<string[]> {
+    const files = await fs.readdir(MIGRATIONS_DIR);
+    return files.filter((file) => file.endsWith(EXTENSION) && !file.endsWith('.d.ts')).sort();
+  }
+
+  getMigrationName(file: string): string {
+    return file.slice(0, -EXTENSION.length);
+  }
+
+  async getMigration(file: string): Promise<Migration> {
+    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as Migration;
+  }
+}
+
+/**
+ * Brings the system tables up to date. Knex's bookkeeping tables start with `_`, so the record API never serves them.
+ */
+export async function migrate(knex: Knex): Promise<void> {
+  await knex.migrate.latest({
+    migrationSource: new ProjectMigrations(),
+    tableName: '_migrations',
+    // Several processes may start at once: knex's lock table serialises them.
+  });
+}

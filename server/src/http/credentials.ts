@@ -1,0 +1,70 @@
+import type { Request, RequestHandler } from 'express';
+import { APIKEY_HEADER } from '@basalt/contract';
+import type { TokenService } from '../auth/tokens.js';
+import { ANON, type Caller } from '../policies/caller.js';
+import { ApiError, tokenExpired, unauthorized } from './errors.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by `authenticate` before any route that needs credentials runs. */
+    caller?: Caller;
+  }
+}
+
+const BEARER = /^bearer[ ]+([^\s]+)[ ]*$/i;
+
+/**
+ * The credential rules of the contract:
+ * - a present `Authorization` header decides alone: a valid access token is that user, the anon key is anon, anything
+ *   else is 401 (never a fallback to `apikey`);
+ * - without it, a valid `apikey` is anon and an invalid one is 401; no credentials at all is 401.
+ */
+export function resolveCaller(req: Request, tokens: TokenService): Caller {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) throw unauthorized('The Authorization header must be "Bearer <token>"');
+    const verified = tokens.verifyCredential(token);
+    switch (verified.kind) {
+      case 'access':
+        return { kind: 'user', id: verified.claims.sub, role: verified.claims.role, sessionId: verified.claims.sid };
+      case 'anon':
+        return ANON;
+      case 'expired':
+        throw tokenExpired();
+      case 'invalid':
+        throw unauthorized('The bearer token is not valid');
+    }
+  }
+  const apikey = req.headers[APIKEY_HEADER];
+  if (apikey !== undefined) {
+    if (typeof apikey === 'string' && tokens.verifyCredential(apikey.trim()).kind === 'anon') return ANON;
+    throw unauthorized('The apikey is not valid');
+  }
+  throw unauthorized('Credentials are required: an Authorization bearer token or an apikey header');
+}
+
+/** Establishes `req.caller` before the body is read, so a request without valid credentials is 401 whatever it sends. */
+export function authenticate(tokens: TokenService): RequestHandler {
+  return (req, _res, next) => {
+    req.caller = resolveCaller(req, tokens);
+    next();
+  };
+}
+
+/** For `/auth/me` and `/auth/signout`: a signed-in user, never the anon key. */
+export const requireUser: RequestHandler = (req, _res, next) => {
+  if (req.caller?.kind !== 'user') throw unauthorized('This endpoint needs a signed-in user, not the anon key');
+  next();
+};
+
+export function callerOf(req: Request): Caller {
+  if (!req.caller) throw new ApiError('INTERNAL_ERROR', 'credentials were not checked');
+  return req.caller;
+}
+
+export function userOf(req: Request): Extract<Caller, { kind: 'user' }> {
+  const caller = callerOf(req);
+  if (caller.kind !== 'user') throw unauthorized('This endpoint needs a signed-in user, not the anon key');
+  return caller;
+}

@@ -1,0 +1,34 @@
+import { ERROR_STATUS, type ErrorCode, TOKEN_EXPIRED_REASON } from '@basalt/contract';
+
+/** The one error type of the service: a code from the contract, a message for people, optional details. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export const invalidParameter = (parameter: string, message: string) =>
+  new ApiError('VALIDATION_ERROR', message, { parameter });
+
+export const invalidField = (field: string, message: string) => new ApiError('VALIDATION_ERROR', message, { field });
+
+export const unauthorized = (message = 'Missing or invalid credentials') => new ApiError('UNAUTHORIZED', message);
+
+export const tokenExpired = () =>
+  new ApiError('UNAUTHORIZED', 'The access token has expired; refresh it', { reason: TOKEN_EXPIRED_REASON });
+
+export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', message);
+
+export const conflict = (column: string) =>
+  new ApiError('CONFLICT', `A record with this ${column.split('.').pop()} already exists`, { constraint: 'unique', column });

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ANON, type Caller } from './caller.js';
+import { authorize, type Operation } from './authorize.js';
+
+const owner: Caller = { kind: 'user', id: 'owner-1', role: 'owner', sessionId: 's1' };
+const member: Caller = { kind: 'user', id: 'member-1', role: 'member', sessionId: 's2' };
+
+describe('authorize', () => {
+  const cases: Array<[string, Caller, Operation, 'allow' | 'scoped' | 'deny']> = [
+    ['owner-scoped', ANON, 'read', 'deny'],
+    ['owner-scoped', ANON, 'write', 'deny'],
+    ['owner-scoped', member, 'read', 'scoped'],
+    ['owner-scoped', member, 'write', 'scoped'],
+    ['owner-scoped', owner, 'read', 'scoped'],
+    ['owner-scoped', owner, 'write', 'scoped'],
+    ['public-read', ANON, 'read', 'allow'],
+    ['public-read', ANON, 'write', 'deny'],
+    ['public-read', member, 'read', 'allow'],
+    ['public-read', member, 'write', 'deny'],
+    ['public-read', owner, 'read', 'allow'],
+    ['public-read', owner, 'write', 'allow'],
+    ['private', ANON, 'read', 'deny'],
+    ['private', ANON, 'write', 'deny'],
+    ['private', member, 'read', 'deny'],
+    ['private', member, 'write', 'deny'],
+    ['private', owner, 'read', 'allow'],
+    ['private', owner, 'write', 'allow'],
+  ];
+  it.each(cases)('%s: %o %s -> %s', (policy, caller, operation, expected) => {
+    const decision = authorize(policy as 'private', caller, operation);
+    if (expected === 'deny') expect(decision).toEqual({ allowed: false });
+    else if (expected === 'allow') expect(decision).toEqual({ allowed: true, ownerScope: null });
+    else expect(decision).toEqual({ allowed: true, ownerScope: caller.kind === 'user' ? caller.id : 'never' });
+  });
+});

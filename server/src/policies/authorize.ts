@@ -1,0 +1,30 @@
+import type { Policy } from '@basalt/contract';
+import { isOwner, type Caller } from './caller.js';
+
+export type Operation = 'read' | 'write';
+
+export type Decision =
+  | { allowed: true; ownerScope: null }
+  /** Allowed, limited to rows whose owner column equals this user id. */
+  | { allowed: true; ownerScope: string }
+  | { allowed: false };
+
+const ALLOW: Decision = { allowed: true, ownerScope: null };
+const DENY: Decision = { allowed: false };
+
+/**
+ * Who may do what on a table, from its effective policy (a table without an owner column is never owner-scoped).
+ * - owner-scoped: any signed-in user, the project owner included, on their own rows only; anon is refused.
+ * - public-read: everyone reads the whole table; only the project owner writes.
+ * - private: only the project owner.
+ */
+export function authorize(effectivePolicy: Policy, caller: Caller, operation: Operation): Decision {
+  switch (effectivePolicy) {
+    case 'owner-scoped':
+      return caller.kind === 'user' ? { allowed: true, ownerScope: caller.id } : DENY;
+    case 'public-read':
+      return operation === 'read' || isOwner(caller) ? ALLOW : DENY;
+    case 'private':
+      return isOwner(caller) ? ALLOW : DENY;
+  }
+}

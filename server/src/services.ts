@@ -1,0 +1,73 @@
+import type { Knex } from 'knex';
+import { AccountService } from './auth/accounts.js';
+import { PasswordHasher } from './auth/passwords.js';
+import { TokenService } from './auth/tokens.js';
+import { createKnex } from './db/knex.js';
+import { migrate } from './db/migrate.js';
+import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
+import { SchemaCache } from './db/schemaCache.js';
+import { RecordService } from './records/service.js';
+import { TableAdmin } from './admin/tables.js';
+
+export interface ServiceOptions {
+  databaseUrl: string;
+  jwtSecret: string;
+  bcryptCost: number;
+  signupEnabled: boolean;
+  poolSize?: number;
+  /** Reports errors that are not answered to a client (listener drops, unexpected failures). */
+  onError?: (error: unknown) => void;
+}
+
+/** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
+export interface Services {
+  knex: Knex;
+  cache: SchemaCache;
+  tokens: TokenService;
+  passwords: PasswordHasher;
+  accounts: AccountService;
+  records: RecordService;
+  tables: TableAdmin;
+  signupEnabled: boolean;
+  close(): Promise<void>;
+}
+
+/** Connects, migrates, loads the schema cache and starts listening for schema changes. */
+export async function createServices(options: ServiceOptions): Promise<Services> {
+  const knex = createKnex(options.databaseUrl, { poolSize: options.poolSize });
+  let listener: SchemaListener | undefined;
+  const passwords = new PasswordHasher(options.bcryptCost);
+  try {
+    await migrate(knex);
+    await installDdlTrigger(knex);
+    const cache = new SchemaCache(knex);
+    const reload = () => {
+      cache.reload().catch((error: unknown) => options.onError?.(error));
+    };
+    listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
+    await cache.reload();
+    const tokens = new TokenService(options.jwtSecret);
+    const accounts = new AccountService(knex, tokens, passwords, { signupEnabled: options.signupEnabled });
+    const current = listener;
+    return {
+      knex,
+      cache,
+      tokens,
+      passwords,
+      accounts,
+      records: new RecordService(knex),
+      tables: new TableAdmin(knex, cache),
+      signupEnabled: options.signupEnabled,
+      async close() {
+        await current.close();
+        await passwords.close();
+        await knex.destroy();
+      },
+    };
+  } catch (error) {
+    await listener?.close();
+    await passwords.close();
+    await knex.destroy();
+    throw error;
+  }
+}
