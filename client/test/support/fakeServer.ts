@@ -18,9 +18,10 @@ export function fakeJwt(claims: Record<string, unknown>): string {
   return `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(claims)}.signature`;
 }
 
-export function fakeAccessToken(userId: string, expInSeconds: number, now = Date.now()): string {
-  const iat = Math.floor(now / 1000);
-  return fakeJwt({ sub: userId, role: 'member', sid: 's', typ: 'access', iat, exp: iat + expInSeconds, n: Math.random() });
+/** An access token that expires `expInSeconds` from now (negative: expired) and was issued `lifetime` before that. */
+export function fakeAccessToken(userId: string, expInSeconds: number, lifetime = 3600): string {
+  const exp = Math.floor(Date.now() / 1000) + expInSeconds;
+  return fakeJwt({ sub: userId, role: 'member', sid: 's', typ: 'access', iat: exp - lifetime, exp, n: Math.random() });
 }
 
 function json(status: number, body: unknown): Response {
@@ -54,7 +55,7 @@ export class FakeServer {
   issue(userId = 'u1'): { accessToken: string; refreshToken: string } {
     const refreshToken = fakeJwt({ sub: userId, typ: 'refresh', jti: `r${++this.counter}` });
     this.refreshTokens.add(refreshToken);
-    return { accessToken: fakeAccessToken(userId, this.accessTtl), refreshToken };
+    return { accessToken: fakeAccessToken(userId, this.accessTtl, this.accessTtl), refreshToken };
   }
 
   readonly fetch = async (input: string, init: RequestInit = {}): Promise<Response> => {
