@@ -1,14 +1,23 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PasswordJob, PasswordResult } from './passwordWorker.js';
 
 type Pending = { resolve: (value: string | boolean) => void; reject: (error: Error) => void };
 type JobInput = PasswordJob extends infer J ? (J extends PasswordJob ? Omit<J, 'id'> : never) : never;
 
-// Under vitest the sources run as TypeScript, which a bare worker cannot load: it is given tsx's loader then.
+// Under vitest the sources run as TypeScript, which a bare worker cannot load: it registers tsx's loader first.
 const runningFromSource = import.meta.url.endsWith('.ts');
-const workerFile = fileURLToPath(new URL(runningFromSource ? './passwordWorker.ts' : './passwordWorker.js', import.meta.url));
+
+function startWorker(): Worker {
+  if (!runningFromSource) return new Worker(new URL('./passwordWorker.js', import.meta.url));
+  // tsx's ESM entry (its CommonJS one cannot register from an eval'd worker).
+  const api = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  const source = new URL('./passwordWorker.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, { eval: true });
+}
 
 /**
  * bcrypt hashing and comparing on a pool of worker threads, so a burst of sign-ins uses every core and never freezes
@@ -27,7 +36,7 @@ export class PasswordHasher {
   ) {}
 
   private spawn(): { worker: Worker; pending: Map<number, Pending> } {
-    const worker = new Worker(workerFile, runningFromSource ? { execArgv: ['--import', 'tsx'] } : {});
+    const worker = startWorker();
     const slot = { worker, pending: new Map<number, Pending>() };
     worker.on('message', (result: PasswordResult) => {
       const waiting = slot.pending.get(result.id);

@@ -1,0 +1,100 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import supertest from 'supertest';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
+import { createApp } from '../src/app.js';
+import { createServices, type Services } from '../src/services.js';
+
+export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
+
+export interface Harness {
+  url: string;
+  services: Services;
+  database: TestDatabase;
+  request: () => supertest.Agent;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  signupEnabled?: boolean;
+  bodyLimitBytes?: number;
+  corsOrigins?: string[] | null;
+  /** Use this database instead of a fresh one (it is not dropped on close). */
+  database?: TestDatabase;
+}
+
+/**
+ * The app on its own fresh database (created, migrated, dropped), listening on a free port: requests are real HTTP,
+ * so races are real races.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const database = options.database ?? (await createTestDatabase());
+  const services = await createServices({
+    databaseUrl: database.url,
+    jwtSecret: TEST_SECRET,
+    bcryptCost: 4,
+    signupEnabled: options.signupEnabled ?? true,
+  });
+  const app = createApp(services, {
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    corsOrigins: options.corsOrigins ?? null,
+    reportError: (error) => console.error('unexpected server error:', error),
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    services,
+    database,
+    request: () => supertest.agent(url),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await services.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+export interface Account {
+  id: string;
+  email: string;
+  role: 'owner' | 'member';
+  accessToken: string;
+  refreshToken: string;
+  auth: { Authorization: string };
+}
+
+let counter = 0;
+
+export function uniqueEmail(prefix = 'user'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}@example.test`;
+}
+
+export async function signUp(h: Harness, email = uniqueEmail(), password = 'correct horse'): Promise<Account> {
+  const response = await h.request().post('/auth/signup').send({ email, password });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${JSON.stringify(response.body)}`);
+  const { user, accessToken, refreshToken } = response.body.data;
+  return { ...user, accessToken, refreshToken, auth: { Authorization: `Bearer ${accessToken}` } };
+}
+
+export function anonHeaders(h: Harness): { apikey: string } {
+  return { apikey: h.services.tokens.anonKey };
+}
+
+/** Creates a table through the admin API as the owner. */
+export async function createTable(h: Harness, owner: Account, body: Record<string, unknown>): Promise<void> {
+  const response = await h.request().post('/admin/tables').set(owner.auth).send(body);
+  if (response.status !== 201) throw new Error(`create table failed: ${response.status} ${JSON.stringify(response.body)}`);
+}
+
+/** Asserts the documented error envelope and returns it. */
+export function errorOf(response: supertest.Response): { code: string; message: string; details?: Record<string, unknown> } {
+  const error = (response.body as { error?: { code: string; message: string; details?: Record<string, unknown> } }).error;
+  if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') {
+    throw new Error(`not an error envelope: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return error;
+}
