@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, type BasaltClient, type UntypedDatabase } from '../src/index.js';
+import { PASSWORD, startLive, uniqueEmail, type Live } from './support/live.js';
+
+let live: Live;
+let owner: BasaltClient;
+let alice: BasaltClient;
+let bob: BasaltClient;
+let anon: BasaltClient;
+let aliceId: string;
+
+beforeAll(async () => {
+  live = await startLive();
+  owner = live.client();
+  await owner.auth.signUp({ email: uniqueEmail('owner'), password: PASSWORD });
+  await owner.admin.tables.create({
+    name: 'todos',
+    columns: [
+      { name: 'title', type: 'text', nullable: false },
+      { name: 'done', type: 'boolean', default: false },
+      { name: 'score', type: 'integer' },
+      { name: 'due', type: 'timestamp' },
+      { name: 'user_id', type: 'text' },
+    ],
+  });
+  await owner.admin.tables.create({ name: 'articles', columns: [{ name: 'slug', type: 'text', unique: true }], policy: 'public-read' });
+  alice = live.client();
+  aliceId = (await alice.auth.signUp({ email: uniqueEmail('alice'), password: PASSWORD })).user.id;
+  bob = live.client();
+  await bob.auth.signUp({ email: uniqueEmail('bob'), password: PASSWORD });
+  anon = live.client();
+});
+afterAll(() => live.stop());
+
+describe('record API through from(table)', () => {
+  it('creates, reads, upserts and deletes, with the owner column forced to the caller', async () => {
+    const todos = alice.from('todos');
+    const created = await todos.create({ title: 'write tests', score: 3, user_id: 'someone-else' });
+    expect(created).toMatchObject({ title: 'write tests', done: false, score: 3, user_id: aliceId });
+    expect(typeof created.id).toBe('string');
+    expect(Date.parse(String(created.createdAt))).not.toBeNaN();
+    await expect(todos.get(String(created.id))).resolves.toEqual(created);
+
+    const updated = await todos.upsert(String(created.id), { done: true });
+    expect(updated).toMatchObject({ id: created.id, title: 'write tests', done: true });
+    const chosen = await todos.upsert('my-own-id', { title: 'chosen id' });
+    expect(chosen).toMatchObject({ id: 'my-own-id', title: 'chosen id', user_id: aliceId });
+
+    await expect(todos.delete('my-own-id')).resolves.toMatchObject({ id: 'my-own-id' });
+    await expect(todos.get('my-own-id')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('lists with limit, offset, order and typed filters, and a total of every match', async () => {
+    const todos = bob.from('todos');
+    for (let i = 1; i <= 5; i++) {
+      await todos.create({ title: `item ${i}`, score: i * 10, done: i % 2 === 0, due: new Date(Date.UTC(2030, 0, i)).toISOString() });
+    }
+    const page = await todos.list({ limit: 2, offset: 1, order: 'score.desc' });
+    expect(page.total).toBe(5);
+    expect(page.data.map((row) => row.score)).toEqual([40, 30]);
+    const done = await todos.list({ filter: { done: true }, order: ['score.asc', 'title.desc'] });
+    expect(done.data.map((row) => row.title)).toEqual(['item 2', 'item 4']);
+    expect(done.total).toBe(2);
+    const byDate = await todos.list({ filter: { due: new Date(Date.UTC(2030, 0, 3)) } });
+    expect(byDate.data.map((row) => row.title)).toEqual(['item 3']);
+    const byNumber = await todos.list({ filter: { score: 50 } });
+    expect(byNumber.data).toHaveLength(1);
+    // Scope: Alice's rows are not in Bob's lists.
+    expect((await todos.list({ limit: 100 })).data.every((row) => row.user_id !== aliceId)).toBe(true);
+  });
+
+  it('answers another user’s row with 404, not 403', async () => {
+    const mine = await alice.from('todos').create({ title: 'private to alice' });
+    await expect(bob.from('todos').get(String(mine.id))).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    await expect(bob.from('todos').delete(String(mine.id))).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('throws VALIDATION_ERROR naming the field or parameter', async () => {
+    const todos = alice.from('todos');
+    await expect(todos.create({ title: 'x', nope: 1 })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: { field: 'nope' } });
+    await expect(todos.create({ score: 1 })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    await expect(todos.list({ filter: { score: 'many' } })).rejects.toMatchObject({ status: 400, details: { parameter: 'score' } });
+    await expect(todos.list({ filter: { missing: 'x' } })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    await expect(todos.list({ order: 'missing.asc' })).rejects.toMatchObject({ status: 400, details: { parameter: 'order' } });
+  });
+
+  it('throws 403 FORBIDDEN with the reason for anon on an owner-scoped table and for members writing public-read', async () => {
+    const error = await anon.from('todos').list().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, code: 'FORBIDDEN', details: { table: 'todos', policy: 'owner-scoped', operation: 'read' } });
+    await expect(alice.from('articles').create({ slug: 'nope' })).rejects.toMatchObject({
+      status: 403,
+      details: { operation: 'write' },
+    });
+  });
+
+  it('lets anon read public-read tables, and answers a duplicate with 409 CONFLICT and its column', async () => {
+    await owner.from('articles').create({ slug: 'hello' });
+    await expect(anon.from('articles').list()).resolves.toMatchObject({ total: 1, data: [{ slug: 'hello' }] });
+    await expect(owner.from('articles').create({ slug: 'hello' })).rejects.toMatchObject({
+      status: 409,
+      code: 'CONFLICT',
+      details: { constraint: 'unique', column: 'articles.slug' },
+    });
+  });
+
+  it('answers an unknown table with 404 and a request without credentials with 401', async () => {
+    await expect(alice.from('nope').list()).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const keyless = live.client<UntypedDatabase>({}, '');
+    await expect(keyless.from('articles').list()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('encodes ids, so an id with a slash or question mark is one path segment', async () => {
+    const odd = await owner.from('articles').upsert('a/b?c#d', { slug: 'odd' });
+    expect(odd.id).toBe('a/b?c#d');
+    await expect(anon.from('articles').get('a/b?c#d')).resolves.toMatchObject({ slug: 'odd' });
+  });
+});
