@@ -1,0 +1,63 @@
+/**
+ * Typed usage of the built library, as an app writes it. Never run: `typed.test.ts` compiles it with tsc and expects
+ * no diagnostics, so every `@ts-expect-error` line below must really be a compile error (else tsc reports the
+ * directive as unused).
+ */
+import { createClient, type ListResult } from '@basalt/client';
+import type { Database } from './database.js';
+
+type Todo = Database['todos']['Row'];
+
+const client = createClient<Database>('http://localhost:3000', 'anon-key', { storageKey: 'typed-app' });
+
+export async function correctCalls(): Promise<Todo[]> {
+  const page: ListResult<Todo> = await client.from('todos').list({
+    limit: 10,
+    offset: 0,
+    order: ['score.desc', 'createdAt.asc'],
+    filter: { done: false, score: 3, due: new Date(), title: 'x' },
+  });
+  const created = await client.from('todos').create({ title: 'typed', score: null, meta: { nested: [1, 'two'] } });
+  const id: string = created.id;
+  const done: boolean = created.done;
+  const updated = await client.from('todos').upsert(id, { done: !done });
+  const fetched: Todo = await client.from('todos').get(updated.id);
+  const removed: Todo = await client.from('todos').delete(fetched.id);
+  const tag = await client.from('tags').create({ name: 'urgent' });
+  const tagName: string = tag.name;
+  const owned = await client.admin.records('todos', { filter: { user_id: 'u1' }, order: 'title.asc' });
+  await client.admin.from('tags').upsert(tag.id, { name: tagName });
+  return [...page.data, removed, ...owned.data];
+}
+
+export async function wrongCalls(): Promise<void> {
+  // @ts-expect-error 'titel' is not a column of todos
+  await client.from('todos').create({ titel: 'typo' });
+  // @ts-expect-error done is a boolean, not a string
+  await client.from('todos').create({ title: 'x', done: 'yes' });
+  // @ts-expect-error title is required on insert
+  await client.from('todos').create({ done: true });
+  // @ts-expect-error there is no table todoz
+  client.from('todoz');
+  // @ts-expect-error filter on a column that does not exist
+  await client.from('todos').list({ filter: { titel: 'x' } });
+  // @ts-expect-error a filter value of the wrong type
+  await client.from('todos').list({ filter: { score: 'high' } });
+  // @ts-expect-error order by a column that does not exist
+  await client.from('todos').list({ order: 'nope.asc' });
+  // @ts-expect-error createdAt is server-managed: not part of Update
+  await client.from('todos').upsert('id', { createdAt: 'now' });
+  const row = await client.from('todos').get('id');
+  // @ts-expect-error reading a column that does not exist
+  console.log(row.titel);
+  // @ts-expect-error a table's columns do not leak into another
+  await client.from('tags').create({ name: 'n', title: 't' });
+}
+
+export async function untypedCalls(): Promise<unknown> {
+  // Without a Database type every table and column is allowed, and values are `unknown` until checked.
+  const untyped = createClient('http://localhost:3000');
+  const rows = await untyped.from('anything').list({ filter: { whatever: 1 }, order: 'whatever.desc' });
+  await untyped.from('anything').create({ any: 'column' });
+  return rows.data[0]?.whatever;
+}
