@@ -9,7 +9,8 @@ export interface SpawnedServer {
   /** Base URL, e.g. http://127.0.0.1:40123 */
   url: string;
   anonKey: string;
-  database: TestDatabase;
+  /** Absent when the server runs on its embedded PostgreSQL. */
+  database: TestDatabase | undefined;
   process: ChildProcess;
   /** Everything the server printed so far. */
   output(): string;
@@ -20,6 +21,35 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Use this database instead of a fresh one (it is not dropped on stop). */
   database?: TestDatabase;
+  /** Run on the embedded PostgreSQL with its data here (DATABASE_URL unset), as `npm start` does on a laptop. */
+  embeddedDataDir?: string;
+}
+
+export interface ExitedServer {
+  code: number | null;
+  output: string;
+}
+
+/** Runs the built server expecting it to stop by itself (bad configuration): its exit code and output. */
+export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<ExitedServer> {
+  const child = spawn(process.execPath, [path.join(root, 'server/dist/main.js')], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', BCRYPT_COST: '4', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not exit within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }
 
 /**
@@ -27,7 +57,8 @@ export interface SpawnOptions {
  * a user starts it. `npm test` builds before it runs the tests.
  */
 export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedServer> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.embeddedDataDir ? undefined : (options.database ?? (await createTestDatabase()));
+  const databaseEnv = database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', DATA_DIR: options.embeddedDataDir! };
   const child = spawn(process.execPath, [path.join(root, 'server/dist/main.js')], {
     cwd: root,
     env: {
@@ -35,7 +66,7 @@ export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedSe
       NODE_ENV: 'test',
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: database.url,
+      ...databaseEnv,
       JWT_SECRET: 'test-secret-that-is-long-enough-0123456789',
       BCRYPT_COST: '4',
       LOG_LEVEL: 'warn',
@@ -47,7 +78,7 @@ export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedSe
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s:\n${output}`)), 60_000);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match?.[1]) {
@@ -77,7 +108,7 @@ export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedSe
         child.kill('SIGTERM');
         await exited;
       }
-      if (!options.database) await database.drop();
+      if (database && !options.database) await database.drop();
     },
   };
 }

