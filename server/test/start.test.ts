@@ -78,7 +78,8 @@ describe('on the embedded PostgreSQL (DATABASE_URL unset)', () => {
   it('lets typegen read the schema of the running service', async () => {
     const server = await spawnServer({ embeddedDataDir: dataDir, env: { JWT_SECRET: '' } });
     try {
-      // kept@example.test signed up first on this data folder: it is the owner.
+      // kept@example.test is the first account on this data folder (made here when this test runs alone): the owner.
+      await signUp(server.url, 'kept@example.test');
       const signIn = await fetch(`${server.url}/auth/signin`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
