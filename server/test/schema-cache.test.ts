@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
+import { anonHeaders, signUp, startHarness, type Account, type Harness } from './harness.js';
+
+/** Waits until `check` passes (the schema cache reloads asynchronously on a notification). */
+async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe('the schema cache', () => {
+  let database: TestDatabase;
+  let a: Harness;
+  let b: Harness;
+  let owner: Account;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // Two service instances on one database, each with its own cache and listener, as two processes would be.
+    a = await startHarness({ database });
+    b = await startHarness({ database });
+    owner = await signUp(a);
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await database.drop();
+  });
+
+  it('serves a table created with psql at once (event trigger on ddl_command_end)', async () => {
+    await a.services.knex.raw('CREATE TABLE from_psql (id text primary key, label text)');
+    await eventually(async () => {
+      expect((await a.request().get('/api/from_psql').set(owner.auth)).status).toBe(200);
+      expect((await b.request().get('/api/from_psql').set(owner.auth)).status).toBe(200);
+    });
+  });
+
+  it("reloads on NOTIFY basalt, 'reload schema' where no event trigger is installed", async () => {
+    await a.services.knex.raw('DROP EVENT TRIGGER IF EXISTS _basalt_ddl_notify');
+    await a.services.knex.raw('CREATE TABLE quiet (id text primary key)');
+    // Without the trigger nothing tells the caches: the table stays unknown...
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await b.request().get('/api/quiet').set(owner.auth)).status).toBe(404);
+    // ...until someone sends the notification.
+    await a.services.knex.raw(`NOTIFY basalt, 'reload schema'`);
+    await eventually(async () => {
+      expect((await b.request().get('/api/quiet').set(owner.auth)).status).toBe(200);
+    });
+  });
+
+  it('carries a policy change made through one instance to the other', async () => {
+    const created = await a.request().post('/admin/tables').set(owner.auth).send({ name: 'shared', columns: [{ name: 'title', type: 'text' }], policy: 'private' });
+    expect(created.status).toBe(201);
+    await eventually(async () => {
+      expect((await b.request().get('/api/shared').set(anonHeaders(b))).status).toBe(403);
+    });
+    await a.request().patch('/admin/tables/shared').set(owner.auth).send({ policy: 'public-read' });
+    await eventually(async () => {
+      expect((await b.request().get('/api/shared').set(anonHeaders(b))).status).toBe(200);
+    });
+  });
+
+  it('forgets a dropped table', async () => {
+    await a.request().delete('/admin/tables/shared').set(owner.auth);
+    await eventually(async () => {
+      expect((await b.request().get('/api/shared').set(owner.auth)).status).toBe(404);
+    });
+  });
+});
