@@ -22,7 +22,7 @@ const VALUE_ERRORS: Record<string, string> = {
   '54001': 'is too deeply nested',
 };
 
-const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 const CONNECTION_MESSAGES = [
   'Connection terminated',
@@ -40,8 +40,10 @@ function columnFromDetail(detail: string | undefined): string | undefined {
 
 export function isConnectionFailure(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_CODES.has(code))) return true;
+  const { code, message, severity } = error as { code?: unknown; message?: unknown; severity?: unknown };
+  // A FATAL error ends the session (the server refused or dropped the connection); class 08 is "connection exception".
+  if (severity === 'FATAL') return true;
+  if (typeof code === 'string' && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && CONNECTION_MESSAGES.some((text) => message.includes(text));
 }
 
