@@ -52,6 +52,20 @@ describe('withLock', () => {
     release();
   });
 
+  it('lets only one of many waiters steal from a frozen holder; the others wait for it', async () => {
+    const locks = new FakeLockManager();
+    locks.hold('x');
+    const exclusive: boolean[] = [];
+    const work = async (context: LockContext) => {
+      await sleep(20);
+      exclusive.push(context.exclusive());
+    };
+    await Promise.all([withLock(locks, 'x', 50, work), withLock(locks, 'x', 50, work), withLock(locks, 'x', 50, work)]);
+    expect(locks.steals).toBe(1);
+    // The thief ran first and knows it stole; the others got the lock from it, in turn, alone.
+    expect(exclusive).toEqual([false, true, true]);
+  });
+
   it('lets work whose lock was stolen finish, with its result, knowing it lost exclusivity', async () => {
     const locks = new FakeLockManager();
     let firstContext: LockContext | undefined;

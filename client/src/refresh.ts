@@ -1,7 +1,7 @@
 import type { AuthResult, DataResponse, TokenPair } from '@basalt/contract';
 import { ApiError } from './errors.js';
 import type { Http } from './http.js';
-import { withLock, type LockManagerLike } from './lock.js';
+import { isMarkedSpent, markSpent, withLock, type LockManagerLike } from './lock.js';
 import { sameSession, sessionFromAuthResult, sessionFromRefresh, type AuthChangeEvent, type Session } from './session.js';
 import type { SessionStore } from './storage.js';
 import type { SyncMessage, TabSync } from './sync.js';
@@ -26,6 +26,9 @@ export interface SessionManagerOptions {
 export type AuthChangeListener = (event: AuthChangeEvent, session: Session | null) => void;
 
 const RETRY_AFTER_FAILURE_MS = 10_000;
+/** How long a spent refresh token stays marked, and how long a tab that finds the mark waits for the new tokens. */
+const SPENT_MARK_MS = 30_000;
+const SPENT_WAIT_MS = 5_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function timeoutSignal(ms: number): AbortSignal {
@@ -163,7 +166,11 @@ export class SessionManager {
       // While we waited for the lock, another tab may have rotated this very token: then it is spent, and the
       // winner's tokens are in storage. Adopting them instead of refreshing is what keeps five tabs signed in.
       let target = stale;
-      const stored = await store.load();
+      let stored = await store.load();
+      if (sameSession(stored, stale) && (await isMarkedSpent(this.options.locks, lockName, stale.refreshToken))) {
+        // Another tab spent this token a moment ago; its tokens have not reached this tab's copy of storage yet.
+        stored = await this.awaitStorageChange(stale, SPENT_WAIT_MS);
+      }
       if (!sameSession(stored, stale)) {
         this.adopt(stored);
         if (!stored || !this.isDue(stored)) return stored;
@@ -188,6 +195,7 @@ export class SessionManager {
       }
       if (!isTokenPair(pair)) throw new ApiError(502, 'INTERNAL_ERROR', 'The refresh response carried no token pair');
       const next = sessionFromRefresh(target, pair);
+      await markSpent(this.options.locks, lockName, target.refreshToken, SPENT_MARK_MS);
       // A sign-in or sign-out that happened during the request wins over this refresh of the old session.
       if (!sameSession(this.session, target)) return this.session;
       await this.commit(next, 'refreshed');
@@ -195,18 +203,24 @@ export class SessionManager {
     });
   }
 
+  /** The stored session once it is no longer `stale` (or still `stale` after `ms`), woken by other tabs' messages. */
+  private async awaitStorageChange(stale: Session, ms: number): Promise<Session | null> {
+    const deadline = Date.now() + ms;
+    let stored = await this.options.store.load();
+    while (sameSession(stored, stale) && Date.now() < deadline) {
+      // Polling too, in case the message arrived before we listened: a storage read is cheap.
+      const pause = Math.min(50, deadline - Date.now());
+      await (this.options.sync ? this.options.sync.waitForChange(pause) : new Promise((resolve) => setTimeout(resolve, pause)));
+      stored = await this.options.store.load();
+    }
+    return stored;
+  }
+
   /** After a refusal: tokens another tab stored for the same session, waiting for them when a race was possible. */
   private async awaitWinner(lost: Session, raced: boolean): Promise<Session | null> {
-    const { store, sync } = this.options;
-    const look = async () => {
-      const stored = await store.load();
-      return stored && !sameSession(stored, lost) && stored.user.id === lost.user.id ? stored : null;
-    };
-    let winner = await look();
-    if (!winner && raced && sync) {
-      await sync.waitForChange(this.options.raceGraceMs);
-      winner = await look();
-    }
+    const stored =
+      raced && this.options.sync ? await this.awaitStorageChange(lost, this.options.raceGraceMs) : await this.options.store.load();
+    const winner = stored && !sameSession(stored, lost) && stored.user.id === lost.user.id ? stored : null;
     if (winner) this.adopt(winner);
     return winner;
   }

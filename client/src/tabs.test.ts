@@ -51,6 +51,44 @@ describe('refresh across tabs', () => {
     expect(server.refreshTokens.has(stored.refreshToken)).toBe(true);
   });
 
+  it('waits for the new tokens when another tab spent the token but this tab’s copy of storage lags behind', async () => {
+    // Chrome gives each renderer its own copy of localStorage and syncs the copies asynchronously: a tab granted the
+    // lock right after another tab refreshed can still read the spent token.
+    const server = new FakeServer({ latencyMs: 10 });
+    const storageKey = `laggy.${Date.now()}`;
+    const copies: Map<string, string>[] = [];
+    const laggyStorage = (): StorageAdapter => {
+      const own = new Map<string, string>();
+      copies.push(own);
+      return {
+        getItem: (key) => own.get(key) ?? null,
+        setItem: (key, value) => {
+          own.set(key, value);
+          for (const copy of copies) if (copy !== own) setTimeout(() => copy.set(key, value), 150);
+        },
+        removeItem: (key) => {
+          own.delete(key);
+          for (const copy of copies) if (copy !== own) setTimeout(() => copy.delete(key), 150);
+        },
+      };
+    };
+    const { refreshToken } = server.issue();
+    const planted = JSON.stringify({ user: { id: 'u1', email: 'a@x.test', role: 'member' }, accessToken: fakeAccessToken('u1', -5), refreshToken });
+    const locks = new FakeLockManager();
+    const five = Array.from({ length: 5 }, () => {
+      const storage = laggyStorage();
+      void storage.setItem(storageKey, planted);
+      const client = createClient('http://api.test', 'anon', { fetch: server.fetch, storage, storageKey, locks, multiTab: true, autoRefresh: false });
+      clients.push(client);
+      return client;
+    });
+    await sleep(200); // the planted copies have settled
+    await Promise.all(five.map((client) => client.from('todos').list()));
+    expect(server.refreshCount).toBe(1);
+    const sessions = await Promise.all(five.map((client) => client.auth.getSession()));
+    expect(new Set(sessions.map((session) => session?.refreshToken)).size).toBe(1);
+  });
+
   it('steals the lock from a frozen tab after the timeout instead of hanging', async () => {
     const server = new FakeServer();
     const setup = tabs(0, server, { lockTimeoutMs: 100 });

@@ -10,8 +10,8 @@ const abortError = (message: string) => new DOMException(message, 'AbortError');
 
 /**
  * The Web Locks semantics the client relies on, for Node (which has no navigator.locks): one exclusive holder per
- * name, a FIFO queue, `signal` aborts a waiting request, `steal` takes the lock at once and rejects the previous
- * holder's request with an AbortError while its callback keeps running.
+ * name, a FIFO queue, `signal` aborts a waiting request, `ifAvailable` calls back with null rather than wait, `steal`
+ * takes the lock at once and rejects the previous holder's request with an AbortError while its callback keeps running.
  */
 export class FakeLockManager implements LockManagerLike {
   private readonly held = new Map<string, { entry: Entry; token: object }>();
@@ -26,13 +26,24 @@ export class FakeLockManager implements LockManagerLike {
     return () => release();
   }
 
+  async query(): Promise<{ held: { name: string }[] }> {
+    return { held: [...this.held.keys()].map((name) => ({ name })) };
+  }
+
   isHeld(name: string): boolean {
     return this.held.has(name);
   }
 
-  request(name: string, options: { signal?: AbortSignal; steal?: boolean }, callback: Entry['callback']): Promise<unknown> {
+  request(name: string, options: { signal?: AbortSignal; steal?: boolean; ifAvailable?: boolean }, callback: Entry['callback']): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const entry: Entry = { callback, resolve, reject };
+      if (options.ifAvailable && (this.held.has(name) || (this.queues.get(name)?.length ?? 0) > 0)) {
+        // Not available: the callback runs at once with null, as the Web Locks API does.
+        Promise.resolve()
+          .then(() => callback(null))
+          .then(resolve, reject);
+        return;
+      }
       if (options.steal) {
         const holder = this.held.get(name);
         if (holder) {
