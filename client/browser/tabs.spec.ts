@@ -12,6 +12,7 @@ import { STORAGE_KEY, startHarness, type Harness } from './support/harness.js';
 interface TabApi {
   events: string[];
   fire(count: number): Promise<string[]>;
+  signInAndList(email: string, password: string): Promise<{ email: string; total: number; after: unknown }>;
   tokens(): Promise<{ accessToken: string; refreshToken: string } | null>;
 }
 type TabWindow = Window & { basalt: TabApi };
@@ -135,5 +136,18 @@ test('a frozen tab that holds the lock neither hangs the others nor signs anyone
   expect(harness.refreshes).toEqual([200]);
   await expectNobodySignedOut(pages);
   await expectOneValidSession(pages);
+  await context.close();
+});
+
+test('the built library works cross-origin against the API server, through its CORS headers', async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${harness.url}/?auto=0&api=${encodeURIComponent(api.url)}`);
+  await page.waitForSelector('body[data-ready="yes"]', { state: 'attached' });
+  const result = await page.evaluate(
+    ([email, password]) => (window as unknown as TabWindow).basalt.signInAndList(email, password),
+    [member.user.email, PASSWORD] as const,
+  );
+  expect(result).toEqual({ email: member.user.email, total: 0, after: null });
   await context.close();
 });

@@ -110,6 +110,13 @@ describe('record API through from(table)', () => {
     await expect(keyless.from('articles').list()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 
+  it('answers a body over the size limit with 413 PAYLOAD_TOO_LARGE', async () => {
+    await expect(owner.from('articles').create({ slug: 'x'.repeat(1024 * 1024 + 1) })).rejects.toMatchObject({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+  });
+
   it('encodes ids, so an id with a slash or question mark is one path segment', async () => {
     const odd = await owner.from('articles').upsert('a/b?c#d', { slug: 'odd' });
     expect(odd.id).toBe('a/b?c#d');

@@ -15,7 +15,8 @@ export const STORAGE_KEY = 'basalt.browser-test';
 
 /**
  * The app page: the built ESM library, loaded the way an app without a bundler would (an import map for the two
- * packages). Query parameters: `auto=0` turns the refresh timer off, `lockTimeout` shortens the lock wait.
+ * packages). Query parameters: `auto=0` turns the refresh timer off, `lockTimeout` shortens the lock wait, `api`
+ * points the client at another origin (the API server itself, through CORS) instead of this one's proxy.
  */
 function appPage(anonKey: string): string {
   return `<!doctype html>
@@ -25,7 +26,7 @@ function appPage(anonKey: string): string {
 <script type="module">
   import { createClient } from '@basalt/client';
   const params = new URLSearchParams(location.search);
-  const client = createClient(location.origin, ${JSON.stringify(anonKey)}, {
+  const client = createClient(params.get('api') ?? location.origin, ${JSON.stringify(anonKey)}, {
     storageKey: ${JSON.stringify(STORAGE_KEY)},
     autoRefresh: params.get('auto') !== '0',
     lockTimeoutMs: Number(params.get('lockTimeout') ?? 10000),
@@ -38,6 +39,13 @@ function appPage(anonKey: string): string {
     async fire(count) {
       const outcomes = await Promise.allSettled(Array.from({ length: count }, () => client.from('todos').list()));
       return outcomes.map((o) => (o.status === 'fulfilled' ? 'ok' : o.reason.name + ' ' + o.reason.status + ' ' + o.reason.message));
+    },
+    async signInAndList(email, password) {
+      await client.auth.signIn({ email, password });
+      const me = await client.auth.me();
+      const list = await client.from('todos').list({ limit: 5, order: 'id.desc' });
+      await client.auth.signOut();
+      return { email: me.email, total: list.total, after: await client.auth.getSession() };
     },
     async tokens() {
       const session = await client.auth.getSession();
