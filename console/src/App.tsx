@@ -1,0 +1,63 @@
+import { restoreSession, useAuth } from './auth/session';
+import { SignIn } from './auth/SignIn';
+import { Layout } from './components/Layout';
+import { Loading } from './components/States';
+import { matchRoute, Link, usePath, type Route } from './router';
+import { ApiScreen } from './screens/Api/ApiScreen';
+import { TableDetailScreen } from './screens/TableDetail/TableDetailScreen';
+import { TablesScreen } from './screens/Tables/TablesScreen';
+import { UsersScreen } from './screens/Users/UsersScreen';
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'tables':
+      return <TablesScreen />;
+    case 'table':
+      // Keyed by name: the grid's paging, sorting and filters belong to one table and start fresh on another.
+      return <TableDetailScreen key={route.name} name={route.name} />;
+    case 'users':
+      return <UsersScreen />;
+    case 'api':
+      return <ApiScreen />;
+    case 'not-found':
+      return (
+        <section className="page">
+          <h1>Page not found</h1>
+          <p>
+            Nothing lives at <code>/console/{route.path}</code>. <Link to="">Back to the tables</Link>.
+          </p>
+        </section>
+      );
+  }
+}
+
+export function App() {
+  const auth = useAuth();
+  const route = matchRoute(usePath());
+
+  if (auth.status === 'checking') {
+    return (
+      <div className="auth-page">
+        <Loading label="Checking your session…" />
+      </div>
+    );
+  }
+  if (auth.status === 'unreachable') {
+    return (
+      <div className="auth-page">
+        <div className="auth-card state state-error" role="alert">
+          <p>{auth.message}</p>
+          <button type="button" className="button" onClick={() => void restoreSession()}>
+            Try again
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (auth.status === 'signed-out') return <SignIn notice={auth.notice} />;
+  return (
+    <Layout user={auth.user} route={route}>
+      <Screen route={route} />
+    </Layout>
+  );
+}

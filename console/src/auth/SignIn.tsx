@@ -1,0 +1,124 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { EMAIL_MAX_LENGTH, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '@basalt/contract';
+import { API_URL } from '../api';
+import { Field } from '../components/Field';
+import { ErrorState, FormError, Loading } from '../components/States';
+import { splitError, type FieldErrors } from '../errors';
+import { useAuthSettings } from '../queries';
+import { createOwner, signIn } from './session';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The same rules the server applies, so the common mistakes are caught before a round trip. */
+function checkCredentials(email: string, password: string, creating: boolean): FieldErrors {
+  const errors: FieldErrors = {};
+  const trimmed = email.trim();
+  if (!trimmed) errors.email = 'Enter an email address.';
+  else if (!EMAIL.test(trimmed) || trimmed.length > EMAIL_MAX_LENGTH) errors.email = 'Enter a valid email address, like owner@example.com.';
+  if (!password) errors.password = 'Enter a password.';
+  else if (creating) {
+    const bytes = new TextEncoder().encode(password).length;
+    if (bytes < PASSWORD_MIN_BYTES) errors.password = `Use at least ${PASSWORD_MIN_BYTES} characters.`;
+    else if (bytes > PASSWORD_MAX_BYTES) errors.password = `Use at most ${PASSWORD_MAX_BYTES} bytes.`;
+  }
+  return errors;
+}
+
+/** Sign-in, or on a project without an owner yet, the creation of the owner account. */
+export function SignIn({ notice }: { notice?: string | undefined }) {
+  const settings = useAuthSettings();
+  return (
+    <div className="auth-page">
+      <div className="auth-card">
+        <h1 className="auth-brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Basalt console
+        </h1>
+        {settings.isPending ? (
+          <Loading label="Connecting to the API…" />
+        ) : settings.isError ? (
+          <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />
+        ) : (
+          <CredentialsForm
+            // A fresh form when the project gains its owner, so half-typed "create" input does not carry over.
+            key={settings.data.hasOwner ? 'sign-in' : 'create-owner'}
+            creating={!settings.data.hasOwner}
+            signupEnabled={settings.data.signupEnabled}
+            notice={notice}
+            onOwnerTaken={() => void settings.refetch()}
+          />
+        )}
+        <p className="auth-footer muted">API: {API_URL}</p>
+      </div>
+    </div>
+  );
+}
+
+interface CredentialsFormProps {
+  creating: boolean;
+  signupEnabled: boolean;
+  notice: string | undefined;
+  onOwnerTaken: () => void;
+}
+
+function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: CredentialsFormProps) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [checked, setChecked] = useState<FieldErrors>({});
+  const submit = useMutation({
+    mutationFn: () => (creating ? createOwner({ email: email.trim(), password }) : signIn({ email: email.trim(), password })),
+    onSettled: () => {
+      // The owner may now exist (created here, or by someone faster): the form switches to sign-in.
+      if (creating) onOwnerTaken();
+    },
+  });
+  const server = splitError(submit.error, ['email', 'password']);
+  const errors = { ...server.fields, ...checked };
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const problems = checkCredentials(email, password, creating);
+    setChecked(problems);
+    if (Object.keys(problems).length === 0) submit.mutate();
+  };
+
+  return (
+    <form className="form" onSubmit={onSubmit} noValidate>
+      <h2>{creating ? 'Create the owner account' : 'Sign in'}</h2>
+      <p className="muted">
+        {creating
+          ? 'This project has no owner yet. The first account becomes the owner, who manages tables, policies and users here.'
+          : 'Sign in with the project owner’s account.'}
+      </p>
+      {creating && !signupEnabled && (
+        <p className="notice notice-warning">Sign-up is disabled in config.json, so no owner account can be created until it is enabled.</p>
+      )}
+      {notice && !submit.isPending && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <Field label="Email" error={errors.email}>
+        {(control) => (
+          <input {...control} type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} />
+        )}
+      </Field>
+      <Field label="Password" error={errors.password} hint={creating ? `At least ${PASSWORD_MIN_BYTES} characters.` : undefined}>
+        {(control) => (
+          <input
+            {...control}
+            type="password"
+            autoComplete={creating ? 'new-password' : 'current-password'}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        )}
+      </Field>
+      <FormError message={server.form} />
+      <button type="submit" className="button button-primary button-block" disabled={submit.isPending}>
+        {submit.isPending ? 'Please wait…' : creating ? 'Create the owner account' : 'Sign in'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,48 @@
+import { isApiError, isNetworkError } from '@basalt/client';
+import { API_URL } from './api';
+
+/** One sentence a person can act on, for any failure the client can throw. */
+export function describeError(error: unknown): string {
+  if (isNetworkError(error)) return `Cannot reach the API at ${API_URL}. Check that the server is running and reachable.`;
+  if (isApiError(error)) {
+    if (error.code === 'UNAVAILABLE') return 'The API is up but its database is unavailable. Try again shortly.';
+    if (error.code === 'INTERNAL_ERROR') {
+      // The request id is what an operator needs to find the failure in the server's log.
+      return `The server failed to answer${error.requestId ? ` (request ${error.requestId})` : ''}.`;
+    }
+    return error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function isUnauthorized(error: unknown): boolean {
+  return isApiError(error) && error.status === 401;
+}
+
+/**
+ * The form field a server error is about: `details.field` for a body, `details.parameter` for a query, and the column
+ * of a 409 (`<table>.<column>`). Undefined when the error is about the request as a whole.
+ */
+export function fieldOfError(error: unknown): string | undefined {
+  if (!isApiError(error) || !error.details) return undefined;
+  const { field, parameter, column } = error.details;
+  if (typeof field === 'string') return field;
+  if (typeof parameter === 'string') return parameter;
+  if (error.code === 'CONFLICT' && typeof column === 'string') return column.split('.').pop();
+  return undefined;
+}
+
+/** Field errors keyed by field name, as both the console's checks and the server's answers produce them. */
+export type FieldErrors = Record<string, string>;
+
+/** Splits a server error into "on a field" and "about the whole form", so each shows where the user looks. */
+export function splitError(error: unknown, fieldNames: readonly string[], alias: Record<string, string> = {}): {
+  fields: FieldErrors;
+  form: string | undefined;
+} {
+  if (!error) return { fields: {}, form: undefined };
+  const raw = fieldOfError(error);
+  const field = raw === undefined ? undefined : (alias[raw] ?? raw);
+  if (field !== undefined && fieldNames.includes(field)) return { fields: { [field]: describeError(error) }, form: undefined };
+  return { fields: {}, form: describeError(error) };
+}

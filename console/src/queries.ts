@@ -1,0 +1,53 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { TableListQuery } from '@basalt/client';
+import { client } from './api';
+
+/** Query keys in one place, so a mutation invalidates exactly what it changed. */
+export const keys = {
+  authSettings: ['auth-settings'] as const,
+  tables: ['tables'] as const,
+  table: (name: string) => ['tables', name] as const,
+  records: (name: string) => ['records', name] as const,
+  recordPage: (name: string, query: TableListQuery) => ['records', name, query] as const,
+  users: (offset: number, limit: number) => ['users', offset, limit] as const,
+  allUsers: ['users'] as const,
+  settings: ['admin-settings'] as const,
+  types: ['types'] as const,
+};
+
+export function useAuthSettings() {
+  return useQuery({ queryKey: keys.authSettings, queryFn: () => client.auth.settings() });
+}
+
+export function useTables() {
+  return useQuery({ queryKey: keys.tables, queryFn: () => client.admin.tables.list() });
+}
+
+export function useTable(name: string) {
+  return useQuery({ queryKey: keys.table(name), queryFn: () => client.admin.tables.get(name) });
+}
+
+export function useRecords(name: string, query: TableListQuery) {
+  return useQuery({
+    queryKey: keys.recordPage(name, query),
+    queryFn: () => client.admin.records(name, query),
+    // Paging, sorting and filtering keep the old rows on screen until the new ones arrive, instead of flashing empty.
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useUsers(offset: number, limit: number) {
+  return useQuery({
+    queryKey: keys.users(offset, limit),
+    queryFn: () => client.admin.users.list({ offset, limit }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useAdminSettings() {
+  return useQuery({ queryKey: keys.settings, queryFn: () => client.admin.settings(), staleTime: Infinity });
+}
+
+export function useTypes() {
+  return useQuery({ queryKey: keys.types, queryFn: () => client.admin.types() });
+}

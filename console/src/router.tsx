@@ -1,0 +1,68 @@
+import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+
+/**
+ * A router of four screens needs no library: the path under the base (`/console/`) is the state, the History API
+ * changes it, and the server answers every deep path under /console/ with index.html.
+ */
+const BASE = import.meta.env.BASE_URL;
+const NAVIGATE_EVENT = 'console:navigate';
+
+function subscribe(listener: () => void): () => void {
+  window.addEventListener('popstate', listener);
+  window.addEventListener(NAVIGATE_EVENT, listener);
+  return () => {
+    window.removeEventListener('popstate', listener);
+    window.removeEventListener(NAVIGATE_EVENT, listener);
+  };
+}
+
+function currentPath(): string {
+  const { pathname } = window.location;
+  return pathname.startsWith(BASE) ? pathname.slice(BASE.length).replace(/\/+$/, '') : '';
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, currentPath);
+}
+
+export function hrefOf(to: string): string {
+  return BASE + to;
+}
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) window.history.replaceState(null, '', hrefOf(to));
+  else window.history.pushState(null, '', hrefOf(to));
+  window.dispatchEvent(new Event(NAVIGATE_EVENT));
+  window.scrollTo(0, 0);
+}
+
+export type Route =
+  | { screen: 'tables' }
+  | { screen: 'table'; name: string }
+  | { screen: 'users' }
+  | { screen: 'api' }
+  | { screen: 'not-found'; path: string };
+
+export function matchRoute(path: string): Route {
+  if (path === '' || path === 'tables') return { screen: 'tables' };
+  const table = /^tables\/([^/]+)$/.exec(path);
+  if (table?.[1]) return { screen: 'table', name: decodeURIComponent(table[1]) };
+  if (path === 'users') return { screen: 'users' };
+  if (path === 'api') return { screen: 'api' };
+  return { screen: 'not-found', path };
+}
+
+export const tablePath = (name: string) => `tables/${encodeURIComponent(name)}`;
+
+type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
+
+/** A real link (middle-click and "open in new tab" work) that navigates in place on a plain click. */
+export function Link({ to, onClick, ...rest }: LinkProps) {
+  const handleClick = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(to);
+  };
+  return <a href={hrefOf(to)} onClick={handleClick} {...rest} />;
+}

@@ -1,0 +1,50 @@
+import { CopyButton } from '../../components/CopyButton';
+import { ErrorState, Loading } from '../../components/States';
+import { useTypes } from '../../queries';
+
+const FILE_NAME = 'database.ts';
+
+/** Offers the source as a file: a Blob URL, so nothing is fetched again and no server route is needed. */
+function download(source: string): void {
+  const url = URL.createObjectURL(new Blob([source], { type: 'text/typescript' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = FILE_NAME;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked after the click has been handled; revoking at once can cancel the download in some browsers.
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function TypesPanel() {
+  const types = useTypes();
+  return (
+    <section className="card" aria-labelledby="types-title">
+      <div className="card-header">
+        <h2 id="types-title">TypeScript types</h2>
+        {types.data !== undefined && (
+          <div className="toolbar-actions">
+            <CopyButton text={types.data} label="Copy types" />
+            <button type="button" className="button button-small" onClick={() => download(types.data)}>
+              Download {FILE_NAME}
+            </button>
+          </div>
+        )}
+      </div>
+      <p className="muted">
+        Generated from the tables as they are now. Pass <code>Database</code> to <code>createClient&lt;Database&gt;()</code> and
+        every <code>from(table)</code> call is typed. <code>npm run typegen -- --out {FILE_NAME}</code> writes the same file.
+      </p>
+      {types.isPending ? (
+        <Loading label="Generating types…" />
+      ) : types.isError ? (
+        <ErrorState error={types.error} onRetry={() => void types.refetch()} />
+      ) : (
+        <pre className="types-source" data-testid="types-source">
+          <code>{types.data}</code>
+        </pre>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,295 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { ColumnInfo, TableInfo } from '@basalt/contract';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
+import type { TableListQuery, UntypedRow } from '@basalt/client';
+import { client } from '../../api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Empty, ErrorState, Loading } from '../../components/States';
+import { describeError, fieldOfError } from '../../errors';
+import { keys, useRecords } from '../../queries';
+import { RecordForm } from './RecordForm';
+import { formatCell, recordId } from './values';
+
+const PAGE_SIZES = [10, DEFAULT_LIMIT, 50, MAX_LIMIT];
+/** The list endpoint reads these as paging parameters, so a column of the same name cannot be filtered on. */
+const RESERVED_PARAMETERS = new Set(['limit', 'offset', 'order']);
+
+type Order = { column: string; direction: 'asc' | 'desc' } | null;
+type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
+
+/** Header clicks cycle ascending, descending, unsorted (the server then orders by id). */
+function nextOrder(order: Order, column: string): Order {
+  if (order?.column !== column) return { column, direction: 'asc' };
+  return order.direction === 'asc' ? { column, direction: 'desc' } : null;
+}
+
+export function RecordsPanel({ table }: { table: TableInfo }) {
+  const queryClient = useQueryClient();
+  const [limit, setLimit] = useState(DEFAULT_LIMIT);
+  const [offset, setOffset] = useState(0);
+  const [order, setOrder] = useState<Order>(null);
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [editing, setEditing] = useState<Editing>(null);
+  const [deleting, setDeleting] = useState<UntypedRow | null>(null);
+
+  // Filters on columns that were dropped meanwhile would make every request a 400.
+  const columnNames = new Set(table.columns.map((column) => column.name));
+  const activeFilters = Object.fromEntries(Object.entries(filters).filter(([name, value]) => value !== '' && columnNames.has(name)));
+  const query: TableListQuery = { limit, offset, filter: activeFilters };
+  if (order && columnNames.has(order.column)) query.order = `${order.column}.${order.direction}`;
+  const records = useRecords(table.name, query);
+
+  const refreshAfterWrite = () => {
+    void queryClient.invalidateQueries({ queryKey: keys.records(table.name) });
+    // The row count on this page and in the table list changed too.
+    void queryClient.invalidateQueries({ queryKey: keys.tables });
+  };
+  const remove = useMutation({
+    mutationFn: (row: UntypedRow) => client.admin.from(table.name).delete(recordId(row)),
+    onSuccess: () => {
+      setDeleting(null);
+      // The last row of the last page is gone: show the page before instead of an empty one.
+      if (records.data && records.data.data.length === 1 && offset > 0) setOffset(Math.max(0, offset - limit));
+      refreshAfterWrite();
+    },
+  });
+
+  const setFilter = (name: string, value: string) => {
+    if ((filters[name] ?? '') === value) return;
+    setFilters((current) => ({ ...current, [name]: value }));
+    setOffset(0);
+  };
+
+  const total = records.data?.total ?? 0;
+  const rows = records.data?.data ?? [];
+  const badParameter = records.isError ? fieldOfError(records.error) : undefined;
+  const hasFilters = Object.keys(activeFilters).length > 0;
+
+  return (
+    <section className="card card-flush records" aria-labelledby="records-title">
+      <div className="card-header records-toolbar">
+        <h2 id="records-title">Records</h2>
+        <div className="toolbar-actions">
+          {hasFilters && (
+            <button type="button" className="button button-small button-quiet" onClick={() => {
+                setFilters({});
+                setOffset(0);
+              }}>
+              Clear filters
+            </button>
+          )}
+          <button type="button" className="button button-primary button-small" onClick={() => setEditing({ mode: 'create' })} disabled={editing !== null}>
+            New record
+          </button>
+        </div>
+      </div>
+
+      {editing && (
+        <RecordForm
+          // A new form per row, so one row's input never leaks into another's.
+          key={editing.mode === 'edit' ? `edit-${String(editing.row.id)}` : 'create'}
+          table={table}
+          row={editing.mode === 'edit' ? editing.row : undefined}
+          onCancel={() => setEditing(null)}
+          onDone={() => {
+            setEditing(null);
+            refreshAfterWrite();
+          }}
+        />
+      )}
+
+      {records.isError && (
+        <div className="records-error">
+          <ErrorState error={records.error} onRetry={badParameter ? undefined : () => void records.refetch()} />
+        </div>
+      )}
+
+      {records.isPending ? (
+        <Loading label="Loading records…" />
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table grid" aria-label={`Records of ${table.name}`} aria-busy={records.isFetching}>
+            <thead>
+              <tr>
+                {table.columns.map((column) => (
+                  <SortableHeader key={column.name} column={column} order={order} onSort={() => {
+                      setOrder(nextOrder(order, column.name));
+                      setOffset(0);
+                    }} />
+                ))}
+                <th scope="col" className="row-actions">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+              <tr className="filter-row">
+                {table.columns.map((column) => (
+                  <td key={column.name}>
+                    <FilterInput column={column} value={filters[column.name] ?? ''} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
+                  </td>
+                ))}
+                <td />
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={String(row.id)}>
+                  {table.columns.map((column) => {
+                    const cell = formatCell(row[column.name]);
+                    return (
+                      <td key={column.name} className={`cell cell-${column.type}${cell.isNull ? ' cell-null' : ''}`} title={cell.text}>
+                        {cell.text}
+                      </td>
+                    );
+                  })}
+                  <td className="row-actions">
+                    <button type="button" className="button button-small" onClick={() => setEditing({ mode: 'edit', row })} aria-label={`Edit record ${String(row.id)}`}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className="button button-small button-danger-quiet"
+                      onClick={() => {
+                        remove.reset();
+                        setDeleting(row);
+                      }}
+                      aria-label={`Delete record ${String(row.id)}`}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {!records.isError && rows.length === 0 && (
+            <Empty title={hasFilters ? 'No records match these filters' : 'No records yet'}>
+              {!hasFilters && <p>Add one here, or through the API at /api/{table.name}.</p>}
+            </Empty>
+          )}
+        </div>
+      )}
+
+      <Pager
+        total={total}
+        offset={offset}
+        limit={limit}
+        shown={rows.length}
+        fetching={records.isFetching && !records.isPending}
+        onOffset={setOffset}
+        onLimit={(next) => {
+          setLimit(next);
+          setOffset(0);
+        }}
+      />
+
+      <ConfirmDialog
+        open={deleting !== null}
+        title="Delete this record?"
+        confirmLabel="Delete record"
+        busy={remove.isPending}
+        error={remove.isError ? describeError(remove.error) : undefined}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+      >
+        <p>
+          Record <code>{String(deleting?.id ?? '')}</code> is deleted from {table.name}. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function SortableHeader({ column, order, onSort }: { column: ColumnInfo; order: Order; onSort: () => void }) {
+  const direction = order?.column === column.name ? order.direction : null;
+  return (
+    <th scope="col" aria-sort={direction === 'asc' ? 'ascending' : direction === 'desc' ? 'descending' : 'none'}>
+      <button type="button" className="sort-button" onClick={onSort} title={`Order by ${column.name}`}>
+        {column.name}
+        <span className="sort-mark" aria-hidden="true">
+          {direction === 'asc' ? '▲' : direction === 'desc' ? '▼' : ''}
+        </span>
+      </button>
+      <span className="column-type">{column.type}</span>
+    </th>
+  );
+}
+
+/** An equality filter: applied on Enter or when the input loses focus, not on every keystroke. */
+function FilterInput({ column, value, invalid, onCommit }: { column: ColumnInfo; value: string; invalid: boolean; onCommit: (value: string) => void }) {
+  const [draft, setDraft] = useState(value);
+  const [committed, setCommitted] = useState(value);
+  // "Clear filters" resets the committed value from outside: the draft follows it (state derived during render).
+  if (committed !== value) {
+    setCommitted(value);
+    setDraft(value);
+  }
+  const label = `Filter ${column.name}`;
+  if (RESERVED_PARAMETERS.has(column.name)) return <span className="muted" title="This name is a paging parameter of the list API">—</span>;
+  if (column.type === 'boolean') {
+    return (
+      <select aria-label={label} className="filter" value={value} aria-invalid={invalid} onChange={(event) => onCommit(event.target.value)}>
+        <option value="">any</option>
+        <option value="true">true</option>
+        <option value="false">false</option>
+      </select>
+    );
+  }
+  return (
+    <input
+      aria-label={label}
+      className="filter"
+      placeholder="="
+      value={draft}
+      aria-invalid={invalid}
+      spellCheck={false}
+      onChange={(event) => setDraft(event.target.value)}
+      onBlur={() => onCommit(draft)}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter') onCommit(draft);
+        if (event.key === 'Escape') setDraft(value);
+      }}
+    />
+  );
+}
+
+interface PagerProps {
+  total: number;
+  offset: number;
+  limit: number;
+  shown: number;
+  fetching: boolean;
+  onOffset: (offset: number) => void;
+  onLimit: (limit: number) => void;
+}
+
+function Pager({ total, offset, limit, shown, fetching, onOffset, onLimit }: PagerProps) {
+  const page = Math.floor(offset / limit) + 1;
+  const pages = Math.max(1, Math.ceil(total / limit));
+  return (
+    <div className="pager">
+      <label className="pager-size">
+        Rows per page
+        <select value={limit} onChange={(event) => onLimit(Number(event.target.value))}>
+          {PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>
+              {size}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="pager-status" role="status">
+        {fetching ? 'Updating… ' : ''}
+        {total === 0 ? '0 records' : `${offset + 1}–${offset + shown} of ${total}`} · page {page} of {pages}
+      </span>
+      <div className="pager-buttons">
+        <button type="button" className="button button-small" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+          Previous
+        </button>
+        <button type="button" className="button button-small" disabled={offset + limit >= total} onClick={() => onOffset(offset + limit)}>
+          Next
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,111 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { isApiError } from '@basalt/client';
+import { client } from '../../api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { TablePolicy } from '../../components/PolicyBadge';
+import { ErrorState, Loading } from '../../components/States';
+import { describeError } from '../../errors';
+import { keys, useTable } from '../../queries';
+import { Link, navigate } from '../../router';
+import { RecordsPanel } from '../Records/RecordsPanel';
+import { RowCountText } from '../Tables/TablesScreen';
+import { ColumnsPanel } from './ColumnsPanel';
+import { PolicyControl } from './PolicyControl';
+
+export function TableDetailScreen({ name }: { name: string }) {
+  const table = useTable(name);
+
+  if (table.isPending) return <Loading label={`Loading ${name}…`} />;
+  if (table.isError) {
+    if (isApiError(table.error) && (table.error.code === 'NOT_FOUND' || table.error.status === 400)) {
+      return (
+        <section className="page">
+          <h1>No table {name}</h1>
+          <p>
+            {describeError(table.error)} <Link to="">Back to the tables</Link>.
+          </p>
+        </section>
+      );
+    }
+    return <ErrorState error={table.error} onRetry={() => void table.refetch()} />;
+  }
+  const info = table.data;
+  return (
+    <section className="page">
+      <nav className="breadcrumb" aria-label="Breadcrumb">
+        <Link to="">Tables</Link> <span aria-hidden="true">/</span>
+      </nav>
+      <div className="page-header">
+        <h1>{info.name}</h1>
+        <div className="page-meta">
+          <TablePolicy table={info} />
+          <span className="muted">
+            <RowCountText count={info.rowCount} /> rows
+          </span>
+          <DropTableButton name={info.name} />
+        </div>
+      </div>
+      <RecordsPanel table={info} />
+      <div className="detail-grid">
+        <PolicyControl table={info} />
+        <ColumnsPanel table={info} />
+      </div>
+    </section>
+  );
+}
+
+function DropTableButton({ name }: { name: string }) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const drop = useMutation({
+    mutationFn: () => client.admin.tables.drop(name),
+    onSuccess: () => {
+      setOpen(false);
+      queryClient.removeQueries({ queryKey: keys.table(name) });
+      queryClient.removeQueries({ queryKey: keys.records(name) });
+      void queryClient.invalidateQueries({ queryKey: keys.tables, exact: true });
+      void queryClient.invalidateQueries({ queryKey: keys.types });
+      navigate('');
+    },
+  });
+  return (
+    <>
+      <button
+        type="button"
+        className="button button-small button-danger-quiet"
+        onClick={() => {
+          setTyped('');
+          drop.reset();
+          setOpen(true);
+        }}
+      >
+        Drop table
+      </button>
+      <ConfirmDialog
+        open={open}
+        title={`Drop table ${name}?`}
+        confirmLabel="Drop table"
+        busy={drop.isPending}
+        confirmDisabled={typed !== name}
+        error={drop.isError ? describeError(drop.error) : undefined}
+        onCancel={() => setOpen(false)}
+        onConfirm={() => {
+          // Typing the name is the guard against dropping the wrong table from a muscle-memory click.
+          if (typed === name) drop.mutate();
+        }}
+      >
+        <p>
+          The table, every row in it and its API at <code>/api/{name}</code> are deleted. This cannot be undone.
+        </p>
+        <label className="field">
+          <span>
+            Type <strong>{name}</strong> to confirm
+          </span>
+          <input value={typed} onChange={(event) => setTyped(event.target.value)} spellCheck={false} autoCapitalize="off" />
+        </label>
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { COLUMN_TYPES, type ColumnType } from '@basalt/contract';
+import { Field } from '../../components/Field';
+import type { ColumnDraft, ColumnField } from './validation';
+
+const DEFAULT_PLACEHOLDERS: Record<ColumnType, string> = {
+  text: 'none',
+  integer: 'e.g. 0',
+  real: 'e.g. 1.5',
+  boolean: '',
+  timestamp: 'e.g. 2025-01-31T12:00:00Z',
+  json: 'e.g. {"tags": []}',
+};
+
+interface ColumnFieldsProps {
+  draft: ColumnDraft;
+  errors: Partial<Record<ColumnField, string>>;
+  onChange: (draft: ColumnDraft) => void;
+}
+
+/** The inputs of one column definition; shared by "create table" (many rows) and "add column" (one). */
+export function ColumnFields({ draft, errors, onChange }: ColumnFieldsProps) {
+  const set = (patch: Partial<ColumnDraft>) => onChange({ ...draft, ...patch });
+  return (
+    <div className="column-fields">
+      <Field label="Name" error={errors.name} className="field-name">
+        {(control) => (
+          <input {...control} value={draft.name} spellCheck={false} autoCapitalize="off" onChange={(event) => set({ name: event.target.value })} />
+        )}
+      </Field>
+      <Field label="Type" error={errors.type} className="field-type">
+        {(control) => (
+          <select
+            {...control}
+            value={draft.type}
+            // A default typed for one type rarely fits another: start it over rather than send a wrong literal.
+            onChange={(event) => set({ type: event.target.value as ColumnType, defaultText: '' })}
+          >
+            {COLUMN_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Default" error={errors.default} className="field-default">
+        {(control) =>
+          draft.type === 'boolean' ? (
+            <select {...control} value={draft.defaultText} onChange={(event) => set({ defaultText: event.target.value })}>
+              <option value="">none</option>
+              <option value="true">true</option>
+              <option value="false">false</option>
+            </select>
+          ) : (
+            <input
+              {...control}
+              value={draft.defaultText}
+              placeholder={DEFAULT_PLACEHOLDERS[draft.type]}
+              spellCheck={false}
+              onChange={(event) => set({ defaultText: event.target.value })}
+            />
+          )
+        }
+      </Field>
+      <div className="checks">
+        <label className="check">
+          <input type="checkbox" checked={draft.nullable} onChange={(event) => set({ nullable: event.target.checked })} />
+          Nullable
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={draft.unique} onChange={(event) => set({ unique: event.target.checked })} />
+          Unique
+        </label>
+      </div>
+    </div>
+  );
+}
