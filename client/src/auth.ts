@@ -48,11 +48,17 @@ export class AuthClient {
   }
 
   /**
-   * The current session, refreshed first if its access token is about to expire; null when signed out. Rejects with
-   * a NetworkError only when the token has expired and could not be refreshed for lack of a network.
+   * The current session, refreshed first if its access token is about to expire; null when signed out, including
+   * when the stored session turns out to have ended (the refresh is refused, and `onChange` reports `signed_out`).
+   * Rejects only when the token has expired and could not be refreshed for now (offline, server unavailable).
    */
-  getSession(): Promise<Session | null> {
-    return this.sessions.getSession();
+  async getSession(): Promise<Session | null> {
+    try {
+      return await this.sessions.getSession();
+    } catch (error) {
+      if (error instanceof ApiError && !this.sessions.current()) return null;
+      throw error;
+    }
   }
 
   /**

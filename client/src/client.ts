@@ -67,9 +67,9 @@ export class BasaltClient<DB = UntypedDatabase> {
   ) {
     const http = new Http(url, anonKey || undefined, options.fetch ?? defaultFetch());
     this.storageKey = options.storageKey ?? defaultStorageKey(url);
-    const adapter = resolveStorage(options.storage);
-    const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
     const localStorageArea = browserLocalStorage();
+    const adapter = resolveStorage(options.storage, localStorageArea);
+    const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined';
     this.sync =
       (options.multiTab ?? isBrowser)
         ? new TabSync(`basalt.auth:${this.storageKey}`, this.storageKey, adapter === localStorageArea ? adapter : undefined)

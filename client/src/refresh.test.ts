@@ -92,6 +92,16 @@ describe('refresh in one client', () => {
     expect(server.requests.at(-1)?.token).toBeUndefined();
   });
 
+  it('getSession() answers null, not an error, when the stored session has ended on the server', async () => {
+    const server = new FakeServer();
+    const storage = memoryStorage();
+    server.refreshTokens.delete(plant(storage, server, -10));
+    const client = clientOf(server, { storage });
+    const seen = events(client);
+    await expect(client.auth.getSession()).resolves.toBeNull();
+    expect(seen).toEqual(['signed_out']);
+  });
+
   it('keeps the session when the refresh fails for lack of a network or a server error, and retries later', async () => {
     const server = new FakeServer();
     const storage = memoryStorage();

@@ -38,10 +38,10 @@ export function browserLocalStorage(): Storage | undefined {
 }
 
 /** `undefined`: localStorage where usable, else memory. `false`: memory. An adapter: that adapter. */
-export function resolveStorage(option: StorageAdapter | false | undefined): StorageAdapter {
+export function resolveStorage(option: StorageAdapter | false | undefined, local = browserLocalStorage()): StorageAdapter {
   if (option === false) return memoryStorage();
   if (option) return option;
-  return browserLocalStorage() ?? memoryStorage();
+  return local ?? memoryStorage();
 }
 
 /**
