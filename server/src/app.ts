@@ -11,12 +11,16 @@ import { cors } from './http/cors.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './http/errors.js';
 import { randomId } from './auth/tokens.js';
+import { requestLog } from './http/requestLog.js';
+import type { Logger } from './logger.js';
 
 export interface AppOptions {
   bodyLimitBytes: number;
   corsOrigins: string[] | null;
   /** Where the built console lives (served at /console/). */
   consoleDir?: string;
+  /** Request lines go here; without one, requests are not logged. */
+  logger?: Logger;
   reportError?: ErrorReporter;
 }
 
@@ -36,6 +40,7 @@ export function createApp(services: Services, options: AppOptions): Express {
     res.setHeader('X-Request-Id', id);
     next();
   });
+  if (options.logger) app.use(requestLog(options.logger));
   app.use(cors(options.corsOrigins));
 
   app.get('/health', async (_req, res) => {

@@ -1,39 +1,50 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import http, { type Server } from 'node:http';
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { createApp } from './app.js';
-import { createServices, type Services } from './services.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
-import { loadOrCreateDevSecret } from './secret.js';
-
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+import { createLogger, type Logger } from './logger.js';
+import { openDatabase, resolveSecret } from './database.js';
+import { serve, SHUTDOWN_TIMEOUT_MS } from './serve.js';
+import { runPrimary, WORKER_ENV } from './cluster.js';
 
 function fail(message: string): never {
   console.error(`basalt: ${message}`);
   process.exit(1);
 }
 
-async function openDatabase(config: Config): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
-  if (config.databaseUrl) return { url: config.databaseUrl };
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o755 });
-  const embedded = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'));
-  return { url: embedded.url, embedded };
+function printBanner(config: Config, port: number, anonKey: string, embedded: boolean, workers: number): void {
+  const host = config.host && config.host !== '0.0.0.0' && config.host !== '::' ? config.host : 'localhost';
+  console.log(`Basalt listening on http://${host}:${port}${workers > 1 ? ` (${workers} worker processes)` : ''}`);
+  if (config.production) return;
+  console.log(`  database: ${embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}`);
+  console.log(`  console:  http://${host}:${port}/console/`);
+  console.log(`  anon key: ${anonKey}`);
 }
 
-function listen(server: Server, config: Config): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : config.port);
-    });
-  });
+/** Runs when SIGTERM, SIGINT or SIGHUP arrives (or a cluster worker loses its primary): once, within a bounded time. */
+function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    setTimeout(() => {
+      logger.error({ reason }, `shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS + 2_000).unref();
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  if (cluster.isWorker) process.on('disconnect', () => shutdown('primary gone'));
 }
 
 /**
- * Start-up: configuration, database (the embedded one when DATABASE_URL is unset), migrations, schema cache, listen;
- * SIGTERM and SIGINT drain in-flight requests, then close the pools and the embedded database.
+ * Start-up. One process (WORKERS=1, the development default) opens the database and serves. With WORKERS=N the
+ * primary opens the database (and creates the development secret) once, then forks N workers that share the port.
  */
 async function main(): Promise<void> {
   let config: Config;
@@ -43,56 +54,45 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const jwtSecret = config.jwtSecret ?? loadOrCreateDevSecret(config.dataDir);
-  const database = await openDatabase(config).catch((error: Error) => fail(error.message));
-  let services: Services;
-  try {
-    services = await createServices({
-      databaseUrl: database.url,
-      jwtSecret,
-      bcryptCost: config.bcryptCost,
-      signupEnabled: config.signupEnabled,
-      onError: (error) => console.error('basalt:', (error as Error).message ?? error),
-    });
-  } catch (error) {
-    await database.embedded?.stop();
-    fail(`cannot prepare the database: ${(error as Error).message}`);
-  }
-  const app = createApp(services, { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins });
-  const httpServer = http.createServer(app);
-  const port = await listen(httpServer, config).catch(async (error: Error) => {
-    await services.close();
-    await database.embedded?.stop();
-    fail(`cannot listen on port ${config.port}: ${error.message}`);
-  });
-  const shownHost = config.host && config.host !== '0.0.0.0' && config.host !== '::' ? config.host : 'localhost';
-  console.log(`Basalt listening on http://${shownHost}:${port}`);
-  if (!config.production) {
-    console.log(`  database: ${database.embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}`);
-    console.log(`  console:  http://${shownHost}:${port}/console/`);
-    console.log(`  anon key: ${services.tokens.anonKey}`);
+  const logger = createLogger({ level: config.logLevel, production: config.production });
+
+  if (cluster.isWorker) {
+    const server = await serve(config, { databaseUrl: process.env[WORKER_ENV.databaseUrl]!, jwtSecret: process.env[WORKER_ENV.secret]!, logger });
+    onShutdown(logger, () => server.stop());
+    return;
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    const timer = setTimeout(() => {
-      console.error(`basalt: shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms after ${signal}; exiting`);
-      process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    await new Promise<void>((resolve) => {
-      httpServer.close(() => resolve());
-      httpServer.closeIdleConnections();
+  let jwtSecret: string;
+  try {
+    jwtSecret = resolveSecret(config);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const database = await openDatabase(config).catch((error: Error) => fail(error.message));
+  const stopDatabase = () => database.embedded?.stop().catch(() => undefined) ?? Promise.resolve();
+
+  if (config.workers > 1) {
+    const primary = await runPrimary(config, { databaseUrl: database.url, jwtSecret, logger }).catch(async (error: Error) => {
+      await stopDatabase();
+      fail(error.message);
     });
-    await services.close().catch(() => undefined);
-    await database.embedded?.stop().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+    printBanner(config, primary.port, primary.anonKey, Boolean(database.embedded), config.workers);
+    onShutdown(logger, async () => {
+      await primary.stop();
+      await stopDatabase();
+    });
+    return;
+  }
+
+  const server = await serve(config, { databaseUrl: database.url, jwtSecret, logger }).catch(async (error: Error) => {
+    await stopDatabase();
+    fail(`cannot start: ${error.message}`);
+  });
+  printBanner(config, server.port, server.services.tokens.anonKey, Boolean(database.embedded), 1);
+  onShutdown(logger, async () => {
+    await server.stop();
+    await stopDatabase();
+  });
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -48,6 +48,7 @@ export function adminRoutes(deps: {
     if (caller.kind !== 'user') throw unauthorized('The administrative area needs the owner signed in, not the anon key');
     if (caller.role !== 'owner') throw new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area');
     if (!(await accounts.userExists(caller.id))) throw unauthorized('The account of this token no longer exists');
+    await cache.whenFresh();
     next();
   };
   router.use(authenticate(tokens), ownerOnly);

@@ -115,7 +115,7 @@ async function exists(file: string): Promise<boolean> {
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { log?: (line: string) => void; reuseRunning?: boolean } = {},
+  options: { log?: (line: string) => void; reuseRunning?: boolean; port?: number } = {},
 ): Promise<EmbeddedDatabase> {
   const absoluteDir = path.resolve(dataDir);
   const running = await runningPostmaster(absoluteDir);
@@ -127,7 +127,7 @@ export async function startEmbeddedPostgres(
   if (owner) {
     throw new Error(`Embedded PostgreSQL in ${absoluteDir} is in use by another Basalt process (pid ${owner}): stop it, or set DATA_DIR to another folder`);
   }
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const logs: string[] = [];
   const collect = (message: unknown) => {
     const line = String(message instanceof Error ? message.message : message).trim();

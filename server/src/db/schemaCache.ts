@@ -24,6 +24,14 @@ export class SchemaCache {
     return this.tables.get(name);
   }
 
+  /**
+   * The reload in progress, if any. Requests wait for it: a notification marks the cache stale at once, so a request
+   * that arrives after a change was announced never sees the schema from before it.
+   */
+  whenFresh(): Promise<void> | undefined {
+    return this.queued ?? this.running;
+  }
+
   servedTables(): TableSchema[] {
     return [...this.tables.values()].filter(isServed).sort((a, b) => a.name.localeCompare(b.name));
   }

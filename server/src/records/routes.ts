@@ -39,6 +39,8 @@ export function recordRoutes(deps: {
 
   const resolveTable = (operation: Operation): RequestHandler => async (req, _res, next) => {
     const name = String(req.params.table);
+    const reloading = cache.whenFresh();
+    if (reloading) await reloading;
     const table = cache.served(name);
     if (!table) throw notFound(`No table ${name}`);
     const caller = callerOf(req);

@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { Config } from './config.js';
+import { createApp } from './app.js';
+import { createServices, type Services } from './services.js';
+import type { Logger } from './logger.js';
+
+/** How long SIGTERM waits for in-flight requests before closing what is left. */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface RunningServer {
+  port: number;
+  services: Services;
+  /** Stops accepting connections, drains in-flight requests, closes idle keep-alive sockets, then the pools. */
+  stop(): Promise<void>;
+}
+
+/** One HTTP process: services on the given database, the app, listening on the configured port. */
+export async function serve(config: Config, options: { databaseUrl: string; jwtSecret: string; logger: Logger }): Promise<RunningServer> {
+  const { logger } = options;
+  const services = await createServices({
+    databaseUrl: options.databaseUrl,
+    jwtSecret: options.jwtSecret,
+    bcryptCost: config.bcryptCost,
+    signupEnabled: config.signupEnabled,
+    onError: (error) => logger.warn({ err: error }, 'database listener'),
+  });
+  const app = createApp(services, {
+    bodyLimitBytes: config.bodyLimitBytes,
+    corsOrigins: config.corsOrigins,
+    logger,
+    reportError: (error) => logger.error({ err: error }, 'unexpected error'),
+  });
+  const server = http.createServer(app);
+  // Keep-alive sockets outlive load balancers' idle timeouts (usually 60 s) so they never hit a closed socket.
+  server.keepAliveTimeout = 65_000;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : config.port);
+    });
+  }).catch(async (error: Error) => {
+    await services.close();
+    throw new Error(`cannot listen on port ${config.port}: ${error.message}`);
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    services,
+    stop() {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // Busy keep-alive connections close once their response is sent.
+        const drain = setInterval(() => server.closeIdleConnections(), 100);
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS - 1_000).unref());
+        await Promise.race([closed, timeout]);
+        clearInterval(drain);
+        server.closeAllConnections();
+        await services.close().catch(() => undefined);
+      })();
+      return stopping;
+    },
+  };
+}
