@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { EMAIL_MAX_LENGTH, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '@basalt/contract';
 import { API_URL } from '../api';
 import { Field } from '../components/Field';
+import { useFieldErrors } from '../components/useFieldErrors';
 import { ErrorState, FormError, Loading } from '../components/States';
 import { splitError, type FieldErrors } from '../errors';
 import { useAuthSettings } from '../queries';
@@ -74,12 +75,14 @@ function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: Cred
     },
   });
   const server = splitError(submit.error, ['email', 'password']);
-  const errors = { ...server.fields, ...checked };
+  const shown = useFieldErrors();
+  const errors = shown.visible({ ...server.fields, ...checked });
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const problems = checkCredentials(email, password, creating);
     setChecked(problems);
+    shown.reset();
     if (Object.keys(problems).length === 0) submit.mutate();
   };
 
@@ -101,7 +104,10 @@ function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: Cred
       )}
       <Field label="Email" error={errors.email}>
         {(control) => (
-          <input {...control} type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} />
+          <input {...control} type="email" autoComplete="username" value={email} onChange={(event) => {
+              setEmail(event.target.value);
+              shown.markEdited('email');
+            }} />
         )}
       </Field>
       <Field label="Password" error={errors.password} hint={creating ? `At least ${PASSWORD_MIN_BYTES} characters.` : undefined}>
@@ -111,7 +117,10 @@ function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: Cred
             type="password"
             autoComplete={creating ? 'new-password' : 'current-password'}
             value={password}
-            onChange={(event) => setPassword(event.target.value)}
+            onChange={(event) => {
+              setPassword(event.target.value);
+              shown.markEdited('password');
+            }}
           />
         )}
       </Field>

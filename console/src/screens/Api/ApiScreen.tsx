@@ -3,7 +3,7 @@ import { API_URL } from '../../api';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorState, Loading } from '../../components/States';
 import { useAdminSettings, useTables } from '../../queries';
-import { clientSnippet, curlSnippet } from './snippets';
+import { clientSnippet, curlSnippet, exampleBody } from './snippets';
 import { TypesPanel } from './TypesPanel';
 
 export function ApiScreen() {
@@ -60,8 +60,9 @@ function Snippets({ anonKey }: { anonKey: string }) {
   const names = tables.data?.map((table) => table.name) ?? [];
   // The first table until the owner picks one; a placeholder on a project without tables.
   const table = names.includes(chosen) ? chosen : (names[0] ?? 'todos');
-  const curl = curlSnippet(API_URL, anonKey, table);
-  const code = clientSnippet(API_URL, anonKey, table);
+  const body = exampleBody(tables.data?.find((info) => info.name === table));
+  const curl = curlSnippet(API_URL, anonKey, table, body);
+  const code = clientSnippet(API_URL, anonKey, table, body);
 
   return (
     <section className="card" aria-labelledby="snippets-title">

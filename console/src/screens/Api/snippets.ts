@@ -1,34 +1,61 @@
+import { MANAGED_COLUMNS, type ColumnType, type TableInfo } from '@basalt/contract';
+
 /** Copy-paste examples for one table, with this project's URL and anon key filled in. */
+
+const EXAMPLE_VALUES: Record<ColumnType, unknown> = {
+  text: 'text',
+  integer: 1,
+  real: 1.5,
+  boolean: true,
+  timestamp: '2025-01-31T12:00:00Z',
+  json: {},
+};
+
+/**
+ * A body an insert would accept: the columns the client writes, with a value of each one's type. The owner column is
+ * left out: under owner-scoped the server sets it to the caller.
+ */
+export function exampleBody(table: TableInfo | undefined): Record<string, unknown> {
+  if (!table) return { title: 'text' };
+  const writable = table.columns.filter((column) => !(MANAGED_COLUMNS as readonly string[]).includes(column.name) && column.name !== table.ownerColumn);
+  return Object.fromEntries(writable.map((column) => [column.name, EXAMPLE_VALUES[column.type]]));
+}
 
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export function curlSnippet(apiUrl: string, anonKey: string, table: string): string {
+export function curlSnippet(apiUrl: string, anonKey: string, table: string, body: Record<string, unknown>): string {
   const base = `${apiUrl}/api/${encodeURIComponent(table)}`;
   return [
-    '# List (anon key: works on public-read tables)',
+    '# Read with the anon key (public-read tables)',
     `curl ${shellQuote(`${base}?limit=20&order=createdAt.desc`)} \\`,
     `  -H ${shellQuote(`apikey: ${anonKey}`)}`,
     '',
-    '# Sign in, then read and write as that user',
-    `TOKEN=$(curl -s ${shellQuote(`${apiUrl}/auth/signin`)} -H 'content-type: application/json' \\`,
-    `  -d '{"email":"you@example.com","password":"your-password"}' | sed -E 's/.*"accessToken":"([^"]+)".*/\\1/')`,
-    `curl ${shellQuote(base)} -H "authorization: Bearer $TOKEN"`,
-    `curl -X POST ${shellQuote(base)} -H "authorization: Bearer $TOKEN" \\`,
-    `  -H 'content-type: application/json' -d '{}'`,
+    '# Sign in: the answer carries data.accessToken',
+    `curl -X POST ${shellQuote(`${apiUrl}/auth/signin`)} -H 'content-type: application/json' \\`,
+    `  -d '{"email":"you@example.com","password":"your-password"}'`,
+    '',
+    '# Read and write as that user',
+    `curl ${shellQuote(base)} -H "authorization: Bearer $ACCESS_TOKEN"`,
+    `curl -X POST ${shellQuote(base)} -H "authorization: Bearer $ACCESS_TOKEN" \\`,
+    `  -H 'content-type: application/json' -d ${shellQuote(JSON.stringify(body))}`,
   ].join('\n');
 }
 
-export function clientSnippet(apiUrl: string, anonKey: string, table: string): string {
+export function clientSnippet(apiUrl: string, anonKey: string, table: string, body: Record<string, unknown>): string {
+  const name = JSON.stringify(table);
   return [
     `import { createClient } from '@basalt/client';`,
     `import type { Database } from './database'; // the generated types below`,
     '',
-    `const basalt = createClient<Database>(${JSON.stringify(apiUrl)}, ${JSON.stringify(anonKey)});`,
+    `const basalt = createClient<Database>(`,
+    `  ${JSON.stringify(apiUrl)},`,
+    `  ${JSON.stringify(anonKey)},`,
+    `);`,
     '',
     `await basalt.auth.signIn({ email: 'you@example.com', password: 'your-password' });`,
-    `const { data, total } = await basalt.from(${JSON.stringify(table)}).list({ limit: 20, order: 'createdAt.desc' });`,
-    `const created = await basalt.from(${JSON.stringify(table)}).create({ /* columns */ });`,
+    `const { data, total } = await basalt.from(${name}).list({ limit: 20, order: 'createdAt.desc' });`,
+    `const created = await basalt.from(${name}).create(${JSON.stringify(body)});`,
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import type { UntypedRow } from '@basalt/client';
 import { client } from '../../api';
 import { Field } from '../../components/Field';
 import { FormError } from '../../components/States';
+import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
 import { useUsers } from '../../queries';
 import { fromInputText, isRequired, recordId, toInputText, writableColumns } from './values';
@@ -45,10 +46,13 @@ export function RecordForm({ table, row, onDone, onCancel }: RecordFormProps) {
     onSuccess: onDone,
   });
   const server = splitError(save.error, columns.map((column) => column.name));
-  const errors = { ...server.fields, ...checked };
+  const shown = useFieldErrors();
+  const errors = shown.visible({ ...server.fields, ...checked });
 
-  const set = (name: string, patch: Partial<FieldState>) =>
+  const set = (name: string, patch: Partial<FieldState>) => {
     setFields((current) => ({ ...current, [name]: { ...current[name]!, ...patch, dirty: true } }));
+    shown.markEdited(name);
+  };
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -68,6 +72,7 @@ export function RecordForm({ table, row, onDone, onCancel }: RecordFormProps) {
       else problems[column.name] = parsed.problem;
     }
     setChecked(problems);
+    shown.reset();
     if (Object.keys(problems).length > 0) return;
     if (row && Object.keys(values).length === 0) {
       onCancel();
@@ -117,9 +122,9 @@ interface RecordFieldProps {
   onChange: (patch: Partial<FieldState>) => void;
 }
 
-function hintOf(column: ColumnInfo, isOwnerColumn: boolean): string {
+function hintOf(column: ColumnInfo, isOwnerColumn: boolean, readOnly: boolean): string {
   const parts: string[] = [column.type];
-  if (column.name === 'id') parts.push('leave empty for a generated id');
+  if (column.name === 'id') parts.push(readOnly ? 'the record’s address, not editable' : 'leave empty for a generated id');
   else if (isRequired(column)) parts.push('required');
   else if (column.default !== null && column.default !== undefined) parts.push(`default ${JSON.stringify(column.default)}`);
   if (isOwnerColumn) parts.push('the id of a user');
@@ -133,7 +138,7 @@ function RecordField({ column, isOwnerColumn, state, error, readOnly, autoFocus,
   const value = state.isNull ? '' : state.text;
   const placeholder = state.isNull ? 'null' : undefined;
   return (
-    <Field label={column.name} error={error} hint={hintOf(column, isOwnerColumn)} className={column.type === 'json' ? 'field-wide' : undefined}>
+    <Field label={column.name} error={error} hint={hintOf(column, isOwnerColumn, readOnly)} className={column.type === 'json' ? 'field-wide' : undefined}>
       {(control) => (
         <div className="input-with-null">
           {column.type === 'boolean' ? (

@@ -1,19 +1,17 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { ColumnInfo, TableInfo } from '@basalt/contract';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
+import { DEFAULT_LIMIT } from '@basalt/contract';
 import type { TableListQuery, UntypedRow } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Empty, ErrorState, Loading } from '../../components/States';
 import { describeError, fieldOfError } from '../../errors';
 import { keys, useRecords } from '../../queries';
+import { FilterInput } from './FilterInput';
+import { Pager } from './Pager';
 import { RecordForm } from './RecordForm';
 import { formatCell, recordId } from './values';
-
-const PAGE_SIZES = [10, DEFAULT_LIMIT, 50, MAX_LIMIT];
-/** The list endpoint reads these as paging parameters, so a column of the same name cannot be filtered on. */
-const RESERVED_PARAMETERS = new Set(['limit', 'offset', 'order']);
 
 type Order = { column: string; direction: 'asc' | 'desc' } | null;
 type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
@@ -128,7 +126,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
                     <FilterInput column={column} value={filters[column.name] ?? ''} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
                   </td>
                 ))}
-                <td />
+                <td className="row-actions" />
               </tr>
             </thead>
             <tbody>
@@ -212,84 +210,5 @@ function SortableHeader({ column, order, onSort }: { column: ColumnInfo; order: 
       </button>
       <span className="column-type">{column.type}</span>
     </th>
-  );
-}
-
-/** An equality filter: applied on Enter or when the input loses focus, not on every keystroke. */
-function FilterInput({ column, value, invalid, onCommit }: { column: ColumnInfo; value: string; invalid: boolean; onCommit: (value: string) => void }) {
-  const [draft, setDraft] = useState(value);
-  const [committed, setCommitted] = useState(value);
-  // "Clear filters" resets the committed value from outside: the draft follows it (state derived during render).
-  if (committed !== value) {
-    setCommitted(value);
-    setDraft(value);
-  }
-  const label = `Filter ${column.name}`;
-  if (RESERVED_PARAMETERS.has(column.name)) return <span className="muted" title="This name is a paging parameter of the list API">—</span>;
-  if (column.type === 'boolean') {
-    return (
-      <select aria-label={label} className="filter" value={value} aria-invalid={invalid} onChange={(event) => onCommit(event.target.value)}>
-        <option value="">any</option>
-        <option value="true">true</option>
-        <option value="false">false</option>
-      </select>
-    );
-  }
-  return (
-    <input
-      aria-label={label}
-      className="filter"
-      placeholder="="
-      value={draft}
-      aria-invalid={invalid}
-      spellCheck={false}
-      onChange={(event) => setDraft(event.target.value)}
-      onBlur={() => onCommit(draft)}
-      onKeyDown={(event) => {
-        if (event.key === 'Enter') onCommit(draft);
-        if (event.key === 'Escape') setDraft(value);
-      }}
-    />
-  );
-}
-
-interface PagerProps {
-  total: number;
-  offset: number;
-  limit: number;
-  shown: number;
-  fetching: boolean;
-  onOffset: (offset: number) => void;
-  onLimit: (limit: number) => void;
-}
-
-function Pager({ total, offset, limit, shown, fetching, onOffset, onLimit }: PagerProps) {
-  const page = Math.floor(offset / limit) + 1;
-  const pages = Math.max(1, Math.ceil(total / limit));
-  return (
-    <div className="pager">
-      <label className="pager-size">
-        Rows per page
-        <select value={limit} onChange={(event) => onLimit(Number(event.target.value))}>
-          {PAGE_SIZES.map((size) => (
-            <option key={size} value={size}>
-              {size}
-            </option>
-          ))}
-        </select>
-      </label>
-      <span className="pager-status" role="status">
-        {fetching ? 'Updating… ' : ''}
-        {total === 0 ? '0 records' : `${offset + 1}–${offset + shown} of ${total}`} · page {page} of {pages}
-      </span>
-      <div className="pager-buttons">
-        <button type="button" className="button button-small" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
-          Previous
-        </button>
-        <button type="button" className="button button-small" disabled={offset + limit >= total} onClick={() => onOffset(offset + limit)}>
-          Next
-        </button>
-      </div>
-    </div>
   );
 }

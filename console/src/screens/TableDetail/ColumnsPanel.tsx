@@ -5,6 +5,7 @@ import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { FormError } from '../../components/States';
+import { useFieldErrors } from '../../components/useFieldErrors';
 import { describeError, splitError, type FieldErrors } from '../../errors';
 import { keys } from '../../queries';
 import { ColumnFields } from '../Tables/ColumnFields';
@@ -121,19 +122,33 @@ function AddColumnForm({ table, onAdded }: { table: TableInfo; onAdded: (table: 
   });
   // A 409 names `<table>.<column>`: here that is always the name just typed.
   const server = splitError(add.error, ['name', 'type', 'default', 'nullable', 'unique'], isApiError(add.error) && add.error.code === 'CONFLICT' ? { [draft.name.trim()]: 'name' } : {});
-  const errors = { ...server.fields, ...checked };
+  const shown = useFieldErrors();
+  const errors = shown.visible({ ...server.fields, ...checked });
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const result = checkColumn(draft, new Set(table.columns.map((column) => column.name)));
     setChecked(result.errors);
+    shown.reset();
     if (result.definition) add.mutate(result.definition);
   };
 
   return (
     <form className="add-column" onSubmit={onSubmit} noValidate aria-labelledby="add-column-title">
       <h3 id="add-column-title">Add a column</h3>
-      <ColumnFields draft={draft} errors={errors} onChange={setDraft} />
+      <ColumnFields
+        draft={draft}
+        errors={errors}
+        onChange={(next) => {
+          // Only the input that changed loses its message.
+          for (const field of ['name', 'type', 'default'] as const) {
+            const before = field === 'default' ? draft.defaultText : draft[field];
+            const after = field === 'default' ? next.defaultText : next[field];
+            if (before !== after) shown.markEdited(field);
+          }
+          setDraft(next);
+        }}
+      />
       {!draft.nullable && draft.defaultText === '' && table.rowCount.value > 0 && (
         <p className="field-hint">A not-null column without a default cannot be added to a table that has rows.</p>
       )}

@@ -4,12 +4,12 @@ import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { TablePolicy } from '../../components/PolicyBadge';
+import { RowCountText } from '../../components/RowCount';
 import { ErrorState, Loading } from '../../components/States';
 import { describeError } from '../../errors';
 import { keys, useTable } from '../../queries';
 import { Link, navigate } from '../../router';
 import { RecordsPanel } from '../Records/RecordsPanel';
-import { RowCountText } from '../Tables/TablesScreen';
 import { ColumnsPanel } from './ColumnsPanel';
 import { PolicyControl } from './PolicyControl';
 

@@ -4,6 +4,7 @@ import { POLICIES, POLICY_SUMMARIES, type CreateTableInput, type Policy } from '
 import { client } from '../../api';
 import { Field } from '../../components/Field';
 import { FormError } from '../../components/States';
+import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
 import { keys } from '../../queries';
 import { navigate, tablePath } from '../../router';
@@ -37,7 +38,8 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
 
   const fieldNames = ['name', 'policy', ...drafts.flatMap((_, i) => ['name', 'type', 'default', 'nullable', 'unique'].map((f) => `columns.${i}.${f}`))];
   const server = splitError(create.error, fieldNames);
-  const errors = { ...server.fields, ...checked };
+  const shown = useFieldErrors();
+  const errors = shown.visible({ ...server.fields, ...checked });
   const automatic = defaultPolicy(drafts.map((draft) => draft.name.trim()));
   const shownPolicy = policy || automatic;
 
@@ -45,10 +47,14 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
     event.preventDefault();
     const result = checkCreateTable(name, drafts, policy);
     setChecked(result.errors);
+    shown.reset();
     if (result.input) create.mutate(result.input);
   };
 
-  const update = (index: number, draft: ColumnDraft) => setDrafts((current) => current.map((d, i) => (i === index ? draft : d)));
+  const update = (index: number, draft: ColumnDraft) => {
+    setDrafts((current) => current.map((d, i) => (i === index ? draft : d)));
+    shown.markEdited(`columns.${index}`);
+  };
 
   return (
     <form className="card form" onSubmit={onSubmit} noValidate aria-labelledby="create-table-title">
@@ -59,7 +65,11 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
       </p>
       <Field label="Table name" error={errors.name}>
         {(control) => (
-          <input {...control} value={name} spellCheck={false} autoCapitalize="off" placeholder="e.g. todos" onChange={(event) => setName(event.target.value)} />
+          <input {...control} value={name} spellCheck={false} autoCapitalize="off" placeholder="e.g. todos" onChange={(event) => {
+              setName(event.target.value);
+              shown.markEdited('name');
+            }}
+          />
         )}
       </Field>
 
@@ -84,7 +94,10 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
 
       <Field label="Policy" error={errors.policy} hint={POLICY_SUMMARIES[shownPolicy]}>
         {(control) => (
-          <select {...control} value={policy} onChange={(event) => setPolicy(event.target.value as Policy | '')}>
+          <select {...control} value={policy} onChange={(event) => {
+              setPolicy(event.target.value as Policy | '');
+              shown.markEdited('policy');
+            }}>
             <option value="">Automatic ({automatic})</option>
             {POLICIES.map((p) => (
               <option key={p} value={p}>

@@ -1,18 +1,10 @@
 import { useState } from 'react';
-import type { RowCount } from '@basalt/contract';
 import { TablePolicy } from '../../components/PolicyBadge';
+import { RowCountText } from '../../components/RowCount';
 import { Empty, ErrorState, Loading } from '../../components/States';
 import { useTables } from '../../queries';
 import { Link, tablePath } from '../../router';
 import { CreateTableForm } from './CreateTableForm';
-
-const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
-const exact = new Intl.NumberFormat('en');
-
-export function RowCountText({ count }: { count: RowCount }) {
-  if (count.exact) return <>{exact.format(count.value)}</>;
-  return <span title="The planner's estimate: exact counts stop at 100,000 rows so this list stays fast">≈ {compact.format(count.value)}</span>;
-}
 
 export function TablesScreen() {
   const tables = useTables();
