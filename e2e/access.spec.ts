@@ -80,6 +80,20 @@ test('a session that ends goes back to sign-in with a message', async ({ page })
   expect(await storedSessions(page)).toEqual([]);
 });
 
+test('signing out in one tab signs out the console in the others', async ({ context }) => {
+  const first = await context.newPage();
+  await signIn(first, OWNER_EMAIL, PASSWORD);
+  await expect(first.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
+  const second = await context.newPage();
+  await second.goto(`${server.url}/console/users`);
+  await expect(second.getByRole('table', { name: 'Users' })).toBeVisible();
+
+  await second.getByRole('button', { name: 'Sign out' }).click();
+  await expect(second.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expect(first.getByText('Your session has ended. Sign in again.')).toBeVisible();
+  await expect(first.getByRole('navigation', { name: 'Sections' })).toHaveCount(0);
+});
+
 test('an unreachable API is named, with a way to try again', async ({ page }) => {
   await page.route('**/auth/settings', (route) => route.abort('connectionrefused'));
   await page.goto(`${server.url}/console/`);
