@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { AccountService } from './auth/accounts.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
@@ -22,6 +23,8 @@ export interface ServiceOptions {
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
 export interface Services {
   knex: Knex;
+  /** The record API's pool: prepared statements, no query builder on the hot path. */
+  pool: pg.Pool;
   cache: SchemaCache;
   tokens: TokenService;
   passwords: PasswordHasher;
@@ -34,7 +37,11 @@ export interface Services {
 
 /** Connects, migrates, loads the schema cache and starts listening for schema changes. */
 export async function createServices(options: ServiceOptions): Promise<Services> {
-  const knex = createKnex(options.databaseUrl, { poolSize: options.poolSize });
+  // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
+  const knex = createKnex(options.databaseUrl, { poolSize: 5 });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+  // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
+  pool.on('error', (error) => options.onError?.(error));
   let listener: SchemaListener | undefined;
   const passwords = new PasswordHasher(options.bcryptCost);
   try {
@@ -51,23 +58,24 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const current = listener;
     return {
       knex,
+      pool,
       cache,
       tokens,
       passwords,
       accounts,
-      records: new RecordService(knex),
+      records: new RecordService(pool),
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {
         await current.close();
         await passwords.close();
-        await knex.destroy();
+        await Promise.all([knex.destroy(), pool.end()]);
       },
     };
   } catch (error) {
     await listener?.close();
     await passwords.close();
-    await knex.destroy();
+    await Promise.all([knex.destroy(), pool.end()]);
     throw error;
   }
 }

@@ -95,6 +95,7 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
       unique: false,
       primaryKey: false,
       maxLength: null,
+      sqlType: definition.type,
     };
     const coerced = coerceValue(probe, definition.default);
     if (!coerced.ok) throw invalidField(at('default'), `default of ${definition.name} ${coerced.problem}`);

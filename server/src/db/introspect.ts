@@ -13,6 +13,7 @@ interface ColumnRow {
   primary_key: boolean;
   unique: boolean;
   max_length: number | null;
+  sql_type: string;
 }
 
 // One catalog query for every column of every table of the public schema. Only single-column unique indexes without
@@ -30,7 +31,8 @@ const COLUMNS_SQL = `
          EXISTS (SELECT 1 FROM pg_index i
                   WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indkey[0] = a.attnum
                     AND i.indpred IS NULL) AS unique,
-         CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 END AS max_length
+         CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 END AS max_length,
+         format_type(a.atttypid, a.atttypmod) AS sql_type
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -42,7 +44,10 @@ const COLUMNS_SQL = `
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
 /** Reads every table of the public schema with its columns and stored policy. */
+let loads = 0;
+
 export async function introspect(knex: Knex): Promise<Map<string, TableSchema>> {
+  const version = ++loads;
   const [columnResult, policyRows] = await Promise.all([
     knex.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL),
     knex.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL).then(
@@ -72,10 +77,11 @@ export async function introspect(knex: Knex): Promise<Map<string, TableSchema>> 
       unique: row.unique || row.primary_key,
       primaryKey: row.primary_key,
       maxLength: row.max_length,
+      sqlType: row.sql_type,
     });
     columnsByTable.set(row.table_name, list);
   }
   const tables = new Map<string, TableSchema>();
-  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name)));
+  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), version));
   return tables;
 }

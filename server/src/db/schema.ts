@@ -26,6 +26,8 @@ export interface ColumnSchema {
   primaryKey: boolean;
   /** varchar(n) / char(n) length, checked before the database would refuse the value. */
   maxLength: number | null;
+  /** The type as SQL (`format_type`), for casts of bound values: `integer`, `character varying(20)`, ... */
+  sqlType: string;
 }
 
 export interface TableSchema {
@@ -38,6 +40,8 @@ export interface TableSchema {
   effectivePolicy: Policy;
   hasCreatedAt: boolean;
   hasUpdatedAt: boolean;
+  /** Which load of the schema cache made this: prepared statements are named per version, so DDL never hits a stale plan. */
+  version: number;
 }
 
 export const SYSTEM_TABLE_PREFIXES = ['_', 'pg_'];
@@ -75,7 +79,7 @@ export function effectivePolicyOf(policy: Policy, ownerColumn: OwnerColumn | nul
   return policy === 'owner-scoped' && !ownerColumn ? 'private' : policy;
 }
 
-export function buildTableSchema(name: string, columnList: ColumnSchema[], storedPolicy: Policy | undefined): TableSchema {
+export function buildTableSchema(name: string, columnList: ColumnSchema[], storedPolicy: Policy | undefined, version = 0): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
   const ownerColumn = OWNER_COLUMNS.find((candidate) => columns.has(candidate)) ?? null;
   const policy = storedPolicy ?? defaultPolicyFor(ownerColumn);
@@ -88,6 +92,7 @@ export function buildTableSchema(name: string, columnList: ColumnSchema[], store
     effectivePolicy: effectivePolicyOf(policy, ownerColumn),
     hasCreatedAt: columns.get(CREATED_AT_COLUMN)?.type === 'timestamp',
     hasUpdatedAt: columns.get(UPDATED_AT_COLUMN)?.type === 'timestamp',
+    version,
   };
 }
 

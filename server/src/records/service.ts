@@ -1,17 +1,20 @@
-import type { Knex } from 'knex';
+import type pg from 'pg';
 import { ID_COLUMN } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { invalidField, notFound } from '../http/errors.js';
+import { invalidField, notFound, unauthorized } from '../http/errors.js';
 import { randomId } from '../auth/tokens.js';
 import { missingOnCreate, validateRecordBody, type WriteMode } from './body.js';
 import type { ListQuery } from './query.js';
 import { deleteOne, exists, insertOne, selectOne, selectPage, updateOne, upsertOne, type Row, type Scope } from './statements.js';
 import { coerceValue, generateId } from './values.js';
 
-/** What a request may touch: the scope of an owner-scoped caller, or null for the whole table. */
+/** What a request may touch, and who writes. */
 export interface Access {
+  /** The owner-scoped caller's rows only, or null for the whole table. */
   scope: Scope | null;
   mode: WriteMode;
+  /** The signed-in user whose writes need an existing account (checked inside the write statement), or null. */
+  writer: string | null;
 }
 
 /** The path id coerced to the id column's type; an id that cannot be one names no record (404). */
@@ -26,16 +29,30 @@ function missingColumnError(table: TableSchema, missing: string[]) {
   return invalidField(field, `${field} is required to create a record in ${table.name}`);
 }
 
-/** The generated record operations, one statement each where the contract allows it. */
+const writerGone = () => unauthorized('The account of this token no longer exists');
+
+/** The generated record operations, one statement each; failure paths may spend a second one to say why. */
 export class RecordService {
-  constructor(private readonly knex: Knex) {}
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async writerExists(writer: string | null): Promise<boolean> {
+    if (writer === null) return true;
+    const result = await this.pool.query({ name: 'basalt_user_exists', text: 'SELECT 1 FROM users WHERE id = $1', values: [writer] });
+    return result.rows.length > 0;
+  }
+
+  /** Nothing was written: the writer's account is gone (401), or the row is not theirs / not there (404). */
+  private async nothingWritten(table: TableSchema, rawId: string, access: Access): Promise<never> {
+    if (!(await this.writerExists(access.writer))) throw writerGone();
+    throw notFound(`No record ${rawId} in ${table.name}`);
+  }
 
   list(table: TableSchema, query: ListQuery, access: Access): Promise<{ rows: Row[]; total: number }> {
-    return selectPage(this.knex, table, query, access.scope);
+    return selectPage(this.pool, table, query, access.scope);
   }
 
   async get(table: TableSchema, rawId: string, access: Access): Promise<Row> {
-    const row = await selectOne(this.knex, table, coerceId(table, rawId), access.scope);
+    const row = await selectOne(this.pool, table, coerceId(table, rawId), access.scope);
     if (!row) throw notFound(`No record ${rawId} in ${table.name}`);
     return row;
   }
@@ -51,7 +68,9 @@ export class RecordService {
     const missing = missingOnCreate(table, values, access.mode);
     if (missing.length > 0) throw missingColumnError(table, missing);
     if (access.scope) values[access.scope.ownerColumn] = access.scope.userId;
-    return insertOne(this.knex, table, values);
+    const row = await insertOne(this.pool, table, values, access.writer);
+    if (!row) throw writerGone();
+    return row;
   }
 
   /**
@@ -66,26 +85,31 @@ export class RecordService {
     }
     delete changes[ID_COLUMN];
     const insertValues: Row = { ...changes, [ID_COLUMN]: id };
-    if (access.scope) insertValues[access.scope.ownerColumn] = access.scope.userId;
+    if (access.scope) {
+      insertValues[access.scope.ownerColumn] = access.scope.userId;
+      // The owner column never changes on update under a scope (it already is the caller).
+      delete changes[access.scope.ownerColumn];
+    }
     const missing = missingOnCreate(table, insertValues, access.mode);
     const idColumn = table.columns.get(ID_COLUMN)!;
     if (missing.length === 0 && idColumn.unique) {
-      const result = await upsertOne(this.knex, table, insertValues, changes, access.scope);
-      if (!result) throw notFound(`No record ${rawId} in ${table.name}`);
-      return result;
+      const result = await upsertOne(this.pool, table, insertValues, changes, access.scope, access.writer);
+      return result ?? this.nothingWritten(table, rawId, access);
     }
     // A body that could not create the record (or a table whose id is not unique) can still update one.
-    const updated = await updateOne(this.knex, table, id, changes, access.scope);
+    const updated = await updateOne(this.pool, table, id, changes, access.scope, access.writer);
     if (updated) return { row: updated, created: false };
+    if (!(await this.writerExists(access.writer))) throw writerGone();
     // Not updated: either the row is another user's (404) or there is none and the body must create it.
-    if (await exists(this.knex, table, id)) throw notFound(`No record ${rawId} in ${table.name}`);
+    if (await exists(this.pool, table, id)) throw notFound(`No record ${rawId} in ${table.name}`);
     if (missing.length > 0) throw missingColumnError(table, missing);
-    return { row: await insertOne(this.knex, table, insertValues), created: true };
+    const row = await insertOne(this.pool, table, insertValues, access.writer);
+    if (!row) throw writerGone();
+    return { row, created: true };
   }
 
   async remove(table: TableSchema, rawId: string, access: Access): Promise<Row> {
-    const row = await deleteOne(this.knex, table, coerceId(table, rawId), access.scope);
-    if (!row) throw notFound(`No record ${rawId} in ${table.name}`);
-    return row;
+    const row = await deleteOne(this.pool, table, coerceId(table, rawId), access.scope, access.writer);
+    return row ?? this.nothingWritten(table, rawId, access);
   }
 }

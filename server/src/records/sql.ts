@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { ID_COLUMN } from '@basalt/contract';
+import type { ColumnSchema, TableSchema } from '../db/schema.js';
+import type { ListQuery } from './query.js';
+import { comparesAsText } from './values.js';
+
+/**
+ * The SQL of the record operations, built from the schema cache once per table version and statement shape, then
+ * reused as a named prepared statement: a request costs a cache lookup and one round trip, never a query build or a
+ * re-plan. Identifiers come from the catalog and are quoted here; every value is a bound parameter.
+ */
+
+export interface Statement {
+  /** Prepared-statement name: the table's schema version and a digest of the text. */
+  name: string;
+  text: string;
+}
+
+// Bookkeeping columns of results; no created table can have them (column names start with a letter).
+export const TOTAL = '__basalt_total';
+export const PRESENT = '__basalt_row';
+export const INSERTED = '__basalt_inserted';
+
+const MAX_SHAPES_PER_TABLE = 500;
+
+export function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}
+
+const statements = new WeakMap<TableSchema, Map<string, Statement>>();
+
+function cached(table: TableSchema, key: string, build: () => string): Statement {
+  let shapes = statements.get(table);
+  if (!shapes) statements.set(table, (shapes = new Map()));
+  let statement = shapes.get(key);
+  if (!statement) {
+    const text = build();
+    statement = { text, name: `b${table.version}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
+    // Bodies with unusual key sets make new shapes: bound the memory they can take.
+    if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear();
+    shapes.set(key, statement);
+  }
+  return statement;
+}
+
+/** Limits a statement to the caller's own rows under owner-scoped. */
+export interface Scope {
+  ownerColumn: string;
+  userId: string;
+}
+
+/** The conditions of a scoped/filtered read, with their parameters from `$1`. */
+function conditions(query: ListQuery | undefined, scope: Scope | null): { sql: string[]; values: unknown[]; key: string } {
+  const sql: string[] = [];
+  const values: unknown[] = [];
+  const key: string[] = [];
+  if (scope) {
+    values.push(scope.userId);
+    sql.push(`${quote(scope.ownerColumn)} = $${values.length}`);
+    key.push(`s:${scope.ownerColumn}`);
+  }
+  for (const filter of query?.filters ?? []) {
+    values.push(filter.value);
+    const column = quote(filter.column.name);
+    sql.push(comparesAsText(filter.column) ? `${column}::text = $${values.length}` : `${column} = $${values.length}`);
+    key.push(`f:${filter.column.name}`);
+  }
+  return { sql, values, key: key.join(',') };
+}
+
+const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
+
+/** The page and the exact total in one statement: the count as a scalar subquery joined laterally to the page. */
+export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null): { statement: Statement; values: unknown[] } {
+  const { sql, values, key } = conditions(query, scope);
+  const order = query.order.map((term) => `${quote(term.column.name)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
+  const limit = values.length + 1;
+  const statement = cached(table, `list|${key}|${order}`, () => {
+    const name = quote(table.name);
+    return (
+      `SELECT t.total AS ${quote(TOTAL)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
+      `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name}${where(sql)} ` +
+      `ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}) p ON true`
+    );
+  });
+  return { statement, values: [...values, query.limit, query.offset] };
+}
+
+function byId(scope: Scope | null, writer: string | null, firstParameter: number): { sql: string; values: unknown[]; key: string } {
+  const parts = [`${quote(ID_COLUMN)} = $${firstParameter}`];
+  const values: unknown[] = [];
+  if (scope) {
+    values.push(scope.userId);
+    parts.push(`${quote(scope.ownerColumn)} = $${firstParameter + values.length}`);
+  }
+  if (writer !== null) {
+    values.push(writer);
+    parts.push(writerExists(firstParameter + values.length));
+  }
+  return { sql: parts.join(' AND '), values, key: `${scope ? scope.ownerColumn : ''}|${writer !== null}` };
+}
+
+/** An access token outlives a deleted account; a write by it must not happen, and this costs no extra round trip. */
+function writerExists(parameter: number): string {
+  return `EXISTS (SELECT 1 FROM users WHERE id = $${parameter})`;
+}
+
+export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): { statement: Statement; values: unknown[] } {
+  const condition = byId(scope, null, 1);
+  const statement = cached(table, `get|${condition.key}`, () => `SELECT * FROM ${quote(table.name)} WHERE ${condition.sql}`);
+  return { statement, values: [id, ...condition.values] };
+}
+
+export function existsStatement(table: TableSchema, id: unknown): { statement: Statement; values: unknown[] } {
+  const statement = cached(table, 'exists', () => `SELECT 1 FROM ${quote(table.name)} WHERE ${quote(ID_COLUMN)} = $1`);
+  return { statement, values: [id] };
+}
+
+export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): { statement: Statement; values: unknown[] } {
+  const condition = byId(scope, writer, 1);
+  const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
+  return { statement, values: [id, ...condition.values] };
+}
+
+/** Columns of `values`, in table order (so one body shape is one statement whatever its key order). */
+function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
+  return table.columnList.filter((column) => values[column.name] !== undefined);
+}
+
+/** `INSERT ... SELECT $1::type, ...`: a SELECT, so a WHERE can refuse the write, with casts since SELECT has no target types. */
+function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number; guarded: boolean } {
+  const names = columns.map((column) => quote(column.name));
+  const selected = columns.map((column, index) => `$${index + 1}::${column.sqlType}`);
+  if (table.hasCreatedAt && !columns.some((column) => column.name === 'createdAt')) {
+    names.push(quote('createdAt'));
+    selected.push('now()');
+  }
+  if (table.hasUpdatedAt && !columns.some((column) => column.name === 'updatedAt')) {
+    names.push(quote('updatedAt'));
+    selected.push('now()');
+  }
+  // DEFAULT VALUES (a table of defaults only) takes no WHERE: such a write goes unguarded.
+  const guarded = writer !== null && names.length > 0;
+  const parameters = columns.length + (guarded ? 1 : 0);
+  const guard = guarded ? ` WHERE ${writerExists(parameters)}` : '';
+  const into = names.length ? ` (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}` : ` DEFAULT VALUES`;
+  return { text: `INSERT INTO ${quote(table.name)}${into}`, parameters, guarded };
+}
+
+export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): { statement: Statement; values: unknown[] } {
+  const columns = presentColumns(table, values);
+  const insert = insertSelect(table, columns, writer);
+  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}`, () => `${insert.text} RETURNING *`);
+  const bound = columns.map((column) => values[column.name]);
+  if (insert.guarded) bound.push(writer);
+  return { statement, values: bound };
+}
+
+/** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
+function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
+  const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
+  if (table.hasUpdatedAt) set.push(`${quote('updatedAt')} = now()`);
+  // An update that changes nothing still has to touch the row to return it.
+  if (set.length === 0) set.push(`${quote(ID_COLUMN)} = ${quote(table.name)}.${quote(ID_COLUMN)}`);
+  return set.join(', ');
+}
+
+export function updateStatement(
+  table: TableSchema,
+  id: unknown,
+  changes: Record<string, unknown>,
+  scope: Scope | null,
+  writer: string | null,
+): { statement: Statement; values: unknown[] } {
+  const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
+  const condition = byId(scope, writer, columns.length + 1);
+  const statement = cached(table, `update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
+    const set = setList(table, columns, (_column, index) => `$${index + 1}`);
+    return `UPDATE ${quote(table.name)} SET ${set} WHERE ${condition.sql} RETURNING *`;
+  });
+  return { statement, values: [...columns.map((column) => changes[column.name]), id, ...condition.values] };
+}
+
+/**
+ * Create-or-update in one statement. Under a scope the update only happens when the existing row is the caller's; a
+ * row of another user (or a writer whose account is gone) makes the statement return nothing.
+ */
+export function upsertStatement(
+  table: TableSchema,
+  insertValues: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  scope: Scope | null,
+  writer: string | null,
+): { statement: Statement; values: unknown[] } {
+  const columns = presentColumns(table, insertValues);
+  const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
+  const insert = insertSelect(table, columns, writer);
+  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${insert.guarded}`;
+  const statement = cached(table, key, () => {
+    const set = setList(table, changed, (column) => `EXCLUDED.${quote(column.name)}`);
+    const guard = scope ? ` WHERE ${quote(table.name)}.${quote(scope.ownerColumn)} = $${insert.parameters + 1}` : '';
+    return `${insert.text} ON CONFLICT (${quote(ID_COLUMN)}) DO UPDATE SET ${set}${guard} RETURNING *, (xmax = 0) AS ${quote(INSERTED)}`;
+  });
+  const values = columns.map((column) => insertValues[column.name]);
+  if (insert.guarded) values.push(writer);
+  if (scope) values.push(scope.userId);
+  return { statement, values };
+}
