@@ -1,0 +1,77 @@
+import autocannon from 'autocannon';
+import type { HttpRequest } from './scenarios.js';
+
+export interface LoadOptions {
+  connections: number;
+  durationS: number;
+  /** Requests per second over all connections (the smoke run stays gentle beside other tests); 0: flat out. */
+  overallRate?: number;
+}
+
+export interface LoadResult {
+  responses: number;
+  durationS: number;
+  rps: number;
+  /** Milliseconds, from every response's own timing (autocannon's histogram rounds to whole milliseconds). */
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+}
+
+function percentile(sorted: Float64Array, fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+/**
+ * Keep-alive connections sending `next()`'s requests back to back for the duration (autocannon, in this process).
+ * A connection's request is built just before it is sent, so ids are random per request.
+ */
+export async function runLoad(url: string, next: () => HttpRequest, options: LoadOptions): Promise<LoadResult> {
+  const instance = autocannon({
+    url,
+    connections: options.connections,
+    duration: options.durationS,
+    // Sign-ins queue behind bcrypt (about 75 ms of CPU each): generous, so slowness shows as latency, not as errors.
+    timeout: 30,
+    overallRate: options.overallRate ?? 0,
+    requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
+  });
+  let latencies = new Float64Array(1 << 14);
+  let count = 0;
+  const statuses: Record<string, number> = {};
+  instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTimeMs;
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+  });
+  const result = await instance;
+  const sorted = latencies.slice(0, count).sort();
+  return {
+    responses: count,
+    durationS: result.duration,
+    rps: count / result.duration,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/** Anything but 2xx, a socket error or a timeout makes a run invalid. */
+export function loadProblems(result: LoadResult): string[] {
+  const problems: string[] = [];
+  const bad = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
+  if (bad.length) problems.push(`non-2xx responses: ${bad.map(([status, n]) => `${n} x ${status}`).join(', ')}`);
+  if (result.errors) problems.push(`${result.errors} connection errors`);
+  if (result.timeouts) problems.push(`${result.timeouts} timeouts`);
+  if (result.responses === 0) problems.push('no response at all');
+  return problems;
+}

@@ -1,0 +1,318 @@
+/**
+ * `npm run bench`: Basalt (production mode, WORKERS=1 and WORKERS=2) against a bare node:http + pg baseline on one
+ * fresh database, scenario by scenario, the servers alternating within every round. Writes docs/performance.md.
+ * `npm run bench -- --smoke`: one short, gentle round that checks every scenario answers correctly (part of npm test).
+ * `--help` lists the options.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort, provisionDatabase, settle, startServer, treeCpuMs, type BenchDatabase, type ServerProcess } from './processes.js';
+import { loadProblems, runLoad, type LoadOptions } from './load.js';
+import { A1, R1, R2, READS, SCENARIOS, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
+import { createProject, seedItems } from './seed.js';
+import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BenchOptions {
+  smoke: boolean;
+  rows: number;
+  /** Rows for the growth part (R1-R3 again at this size); null skips it. */
+  growthRows: number | null;
+  rounds: number;
+  durationS: number;
+  connections: number;
+  warmupS: number;
+  /** Requests per second per run over all connections; 0 is flat out. */
+  overallRate: number;
+  /** Where the report goes; null writes none. */
+  out: string | null;
+  /** Postgres server to create the benchmark database on (else BENCH_DATABASE_URL, TEST_DATABASE_URL, embedded). */
+  databaseUrl?: string;
+  /** Compile the server first (tsc -b, incremental). */
+  build: boolean;
+}
+
+export interface BenchOutcome {
+  ok: boolean;
+  problems: string[];
+  records: RunRecord[];
+  /** Request log lines each Basalt server wrote (production logging must be on while measured). */
+  requestLogLines: Record<string, number>;
+}
+
+const HELP = `npm run bench -- [options]
+  --smoke             one short round at a gentle rate, checking every scenario (what npm test runs)
+  --rows N            rows in the items table (default 10000)
+  --growth-rows N     rows for the growth part, R1-R3 again at this size (default 1000000; smoke: none)
+  --no-growth         skip the growth part
+  --rounds N          rounds, servers alternating within each (default 3)
+  --duration S        seconds per run (default 4)
+  --connections N     keep-alive connections (default 32)
+  --out FILE          report file (default docs/performance.md; smoke: none)
+  --database-url URL  Postgres server to create the benchmark database on
+                      (default: BENCH_DATABASE_URL, TEST_DATABASE_URL, else an embedded PostgreSQL)`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      smoke: { type: 'boolean', default: false },
+      rows: { type: 'string' },
+      'growth-rows': { type: 'string' },
+      'no-growth': { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      out: { type: 'string' },
+      'database-url': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const number = (value: string | undefined, fallback: number, name: string) => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
+    return parsed;
+  };
+  const smoke = values.smoke;
+  const growth = values['no-growth'] ? null : number(values['growth-rows'], smoke ? 0 : 1_000_000, 'growth-rows') || null;
+  return {
+    smoke,
+    rows: Math.round(number(values.rows, 10_000, 'rows')),
+    growthRows: growth === null ? null : Math.round(growth),
+    rounds: Math.round(number(values.rounds, smoke ? 1 : 3, 'rounds')),
+    durationS: number(values.duration, smoke ? 1 : 4, 'duration'),
+    connections: Math.round(number(values.connections, smoke ? 4 : 32, 'connections')),
+    warmupS: smoke ? 0 : 2,
+    overallRate: smoke ? 300 : 0,
+    out: values.out ?? (smoke ? null : path.join(root, 'docs/performance.md')),
+    databaseUrl: values['database-url'],
+    build: true,
+  };
+}
+
+/** The benchmark needs only contract, migrations and server compiled; the console build is not its business. */
+function buildServer(): void {
+  const tsc = path.join(root, 'node_modules/.bin/tsc');
+  const result = spawnSync(tsc, ['-b', 'contract', 'migrations', 'server'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('the server does not compile (tsc -b contract migrations server)');
+}
+
+interface Bench {
+  options: BenchOptions;
+  db: BenchDatabase;
+  project: BenchProject;
+  servers: Record<ServerName, ServerProcess>;
+  records: RunRecord[];
+  problems: string[];
+  /** Problems found by the check requests, per "server scenario": they make that pair's runs invalid. */
+  failedChecks: Map<string, string>;
+  logLines: Record<string, number>;
+}
+
+async function send(url: string, request: HttpRequest): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the check names the status or the shape
+  }
+  return { status: response.status, body };
+}
+
+/** A few requests of every scenario on every server, each checked for its status and shape. */
+async function verify(bench: Bench, scenarios: Scenario[]): Promise<void> {
+  for (const name of SERVERS) {
+    for (const scenario of scenarios.filter((s) => s.name !== 'M1')) {
+      const key = `${name} ${scenario.name}`;
+      bench.failedChecks.delete(key);
+      for (let i = 0; i < 3; i++) {
+        const request = scenario.next(bench.project);
+        const { status, body } = await send(bench.servers[name].url, request);
+        const problem = scenario.check(bench.project, request, status, body);
+        if (problem) {
+          const detail = `${scenario.name} on ${name}: ${request.method} ${request.path} -> ${problem} ${JSON.stringify(body).slice(0, 300)}`;
+          bench.failedChecks.set(key, detail);
+          bench.problems.push(`check failed: ${detail}`);
+          console.error(`!!! CHECK FAILED: ${detail}`);
+          break;
+        }
+      }
+    }
+  }
+  // Both answer the same first page: the baseline runs the same query as Basalt, not an easier one.
+  const pages = await Promise.all(SERVERS.map(async (name) => (await send(bench.servers[name].url, R1.next(bench.project))).body as { data?: Array<{ id: unknown }> }));
+  const ids = pages.map((page) => JSON.stringify(page.data?.map((row) => row.id)));
+  if (new Set(ids).size !== 1) bench.problems.push(`R1 pages differ between servers: ${ids.join(' / ')}`);
+}
+
+function loadOptions(bench: Bench): LoadOptions {
+  return { connections: bench.options.connections, durationS: bench.options.durationS, overallRate: bench.options.overallRate };
+}
+
+async function measure(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[]): Promise<RunRecord> {
+  const server = bench.servers[name];
+  await settle(server.pid);
+  server.drainLog();
+  const cpuBefore = treeCpuMs(server.pid);
+  const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
+  const [load, extra] = await Promise.all(scenarios.map((scenario) => runLoad(server.url, () => scenario.next(bench.project), loadOptions(bench))));
+  const serverCpuMs = treeCpuMs(server.pid) - cpuBefore;
+  const dbCpuMs = dbBefore === null ? null : treeCpuMs(bench.db.postmasterPid!) - dbBefore;
+  const log = server.drainLog();
+  bench.logLines[name] = (bench.logLines[name] ?? 0) + log.requestLines;
+  for (const problem of log.problems) bench.problems.push(`log of ${name} during ${label}: ${problem}`);
+  const problems = [...loadProblems(load!), ...(extra ? loadProblems(extra).map((p) => `A1 side: ${p}`) : [])];
+  for (const scenario of scenarios) {
+    const failed = bench.failedChecks.get(`${name} ${scenario.name}`);
+    if (failed) problems.push(`failed its check: ${failed}`);
+  }
+  const record: RunRecord = { phase, rows: bench.project.rows, round, server: name, scenario: label, load: load!, serverCpuMs, dbCpuMs, problems, ...(extra ? { extra } : {}) };
+  console.log(describeRun(record));
+  if (problems.length) console.error(`!!! INVALID RUN (${phase} round ${round} ${label} on ${name}): ${problems.join('; ')}`);
+  return record;
+}
+
+/** Round r starts with a different server, so no server always runs first (or right after the same neighbour). */
+const rotated = (round: number): ServerName[] => SERVERS.map((_, i) => SERVERS[(i + round - 1) % SERVERS.length]!);
+
+async function rounds(bench: Bench, phase: RunRecord['phase'], scenarios: Scenario[], withConcurrent: boolean): Promise<void> {
+  for (let round = 1; round <= bench.options.rounds; round++) {
+    for (const scenario of scenarios) {
+      for (const name of rotated(round)) bench.records.push(await measure(bench, name, scenario.name, phase, round, [scenario]));
+    }
+    if (!withConcurrent) continue;
+    for (const name of rotated(round)) bench.records.push(await measure(bench, name, CONCURRENT, phase, round, [R2, A1]));
+  }
+}
+
+async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: string, started: ServerProcess[]): Promise<{ project: BenchProject; servers: Record<ServerName, ServerProcess> }> {
+  const secret = randomBytes(36).toString('base64url');
+  const configPath = path.join(tempDir, 'config.json');
+  fs.writeFileSync(configPath, JSON.stringify({ signupEnabled: true }));
+  const start = async (name: ServerName, args: string[], env: Record<string, string>) => {
+    const server = await startServer({ name, args, env: { HOST: '127.0.0.1', PORT: String(await freePort()), ...env }, logDir: tempDir, cwd: root });
+    started.push(server);
+    return server;
+  };
+  const basalt = (workers: number) =>
+    start(`basalt-${workers}` as ServerName, [path.join(root, 'server/dist/main.js')], {
+      DATABASE_URL: db.url,
+      JWT_SECRET: secret,
+      NODE_ENV: 'production',
+      WORKERS: String(workers),
+      LOG_LEVEL: 'info',
+      BCRYPT_COST: '10',
+      CONFIG_PATH: configPath,
+    });
+  // The first one migrates the fresh database; the project is made through it before the others start.
+  const one = await basalt(1);
+  const project = await createProject(one.url, db.url, options.rows);
+  const [two, baseline] = await Promise.all([
+    basalt(2),
+    start('baseline', ['--import', 'tsx', path.join(root, 'bench/baseline.ts')], { DATABASE_URL: db.url, JWT_SECRET: secret }),
+  ]);
+  return { project, servers: { baseline, 'basalt-1': one, 'basalt-2': two } };
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  const gib = (os.totalmem() / 2 ** 30).toFixed(0);
+  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${gib} GiB RAM, ${os.type()} ${os.release()} (${os.arch()})`;
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
+  const startedAt = Date.now();
+  const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  if (options.build) buildServer();
+  if (!fs.existsSync(path.join(root, 'server/dist/main.js'))) throw new Error('server/dist/main.js is missing: run npm run build');
+  // /tmp, world-traversable: the embedded Postgres runs as the postgres OS user when we are root.
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
+  fs.chmodSync(tempDir, 0o755);
+  const started: ServerProcess[] = [];
+  let db: BenchDatabase | undefined;
+  const cleanUp = async () => {
+    await Promise.all(started.map((server) => server.stop()));
+    await db?.stop();
+    fs.rmSync(tempDir, { recursive: true, force: true });
+  };
+  // Ctrl-C mid-run: no server, database or temporary folder is left behind.
+  const interrupted = () => void cleanUp().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    db = await provisionDatabase(tempDir, options.databaseUrl);
+    console.log(`benchmark database on ${db.source}, PostgreSQL ${db.version}; ${options.rows.toLocaleString('en-US')} rows`);
+    const { project, servers } = await startServers(options, db, tempDir, started);
+    const bench: Bench = { options, db, project, servers, records: [], problems: [], failedChecks: new Map(), logLines: {} };
+    await verify(bench, SCENARIOS);
+    if (options.warmupS > 0) {
+      // JIT and connection pools warm before the first measured run; the mix touches every code path.
+      const warmup = SCENARIOS.find((s) => s.name === 'M1')!;
+      for (const name of SERVERS) await runLoad(servers[name].url, () => warmup.next(project), { connections: options.connections, durationS: options.warmupS });
+    }
+    await rounds(bench, 'main', SCENARIOS, true);
+    if (options.growthRows !== null) {
+      const seeding = Date.now();
+      await seedItems(db.url, project, options.growthRows);
+      console.log(`items reseeded with ${project.rows.toLocaleString('en-US')} rows in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+      await verify(bench, READS);
+      await rounds(bench, 'growth', READS, false);
+    }
+    for (const name of ['basalt-1', 'basalt-2'] as const) {
+      if (!bench.logLines[name]) bench.problems.push(`${name} wrote no request log lines: production logging is part of what is measured`);
+    }
+    for (const r of bench.records) if (r.problems.length) bench.problems.push(`invalid run: ${r.phase} round ${r.round} ${r.scenario} on ${r.server}: ${r.problems.join('; ')}`);
+    const meta: BenchMeta = {
+      date: new Date().toISOString(),
+      machine: machine(),
+      node: process.version,
+      postgres: `${db.version} (${db.source})`,
+      loadBefore,
+      rows: options.rows,
+      growthRows: options.growthRows,
+      rounds: options.rounds,
+      durationS: options.durationS,
+      connections: options.connections,
+      requestLogLines: (bench.logLines['basalt-1'] ?? 0) + (bench.logLines['basalt-2'] ?? 0),
+      elapsedS: (Date.now() - startedAt) / 1000,
+      logProblems: bench.problems.filter((p) => p.startsWith('log of')),
+      overallRate: options.overallRate,
+    };
+    const report = renderReport(bench.records, meta);
+    console.log(`\n${report}\n`);
+    if (options.out) {
+      writeReport(options.out, report);
+      console.log(`written to ${path.relative(process.cwd(), options.out) || options.out}`);
+    }
+    if (bench.problems.length) console.error(`\n!!! ${bench.problems.length} problem(s):\n${bench.problems.map((p) => `  - ${p}`).join('\n')}`);
+    return { ok: bench.problems.length === 0, problems: bench.problems, records: bench.records, requestLogLines: bench.logLines };
+  } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await cleanUp();
+  }
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (invokedDirectly) {
+  runBench(parseOptions(process.argv.slice(2))).then(
+    (outcome) => process.exit(outcome.ok ? 0 : 1),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.stack : error);
+      process.exit(1);
+    },
+  );
+}
