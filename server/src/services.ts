@@ -16,6 +16,8 @@ export interface ServiceOptions {
   bcryptCost: number;
   signupEnabled: boolean;
   poolSize?: number;
+  /** false: do not LISTEN for schema changes (tests of the version guard alone). */
+  listen?: boolean;
   /** Reports errors that are not answered to a client (listener drops, unexpected failures). */
   onError?: (error: unknown) => void;
 }
@@ -51,7 +53,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const reload = () => {
       cache.reload().catch((error: unknown) => options.onError?.(error));
     };
-    listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
+    if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
     await cache.reload();
     const tokens = new TokenService(options.jwtSecret);
     const accounts = new AccountService(knex, tokens, passwords, { signupEnabled: options.signupEnabled });
@@ -63,11 +65,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tokens,
       passwords,
       accounts,
-      records: new RecordService(pool),
+      records: new RecordService(pool, cache),
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {
-        await current.close();
+        await current?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end()]);
       },

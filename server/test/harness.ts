@@ -21,6 +21,8 @@ export interface HarnessOptions {
   corsOrigins?: string[] | null;
   /** Use this database instead of a fresh one (it is not dropped on close). */
   database?: TestDatabase;
+  /** false: this instance hears no schema notifications (only the schema-version guard keeps it right). */
+  listen?: boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     jwtSecret: TEST_SECRET,
     bcryptCost: 4,
     signupEnabled: options.signupEnabled ?? true,
+    listen: options.listen,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

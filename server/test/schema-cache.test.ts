@@ -75,3 +75,58 @@ describe('the schema cache', () => {
     });
   });
 });
+
+describe('the schema version guard, without any notification', () => {
+  let database: TestDatabase;
+  let a: Harness;
+  let deaf: Harness;
+  let owner: Account;
+  let member: Account;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    a = await startHarness({ database });
+    // This instance never hears NOTIFY: only the version its statements carry can tell it the schema moved.
+    deaf = await startHarness({ database, listen: false });
+    owner = await signUp(a);
+    member = await signUp(a);
+  });
+  afterAll(async () => {
+    await a.close();
+    await deaf.close();
+    await database.drop();
+  });
+
+  it('serves a table created through another process on the next request', async () => {
+    expect((await a.request().post('/admin/tables').set(owner.auth).send({ name: 'later', columns: [{ name: 'title', type: 'text' }, { name: 'user_id', type: 'text' }] })).status).toBe(201);
+    const created = await deaf.request().post('/api/later').set(member.auth).send({ title: 'x' });
+    expect(created.status).toBe(201);
+    expect(created.body.data.user_id).toBe(member.id);
+  });
+
+  it('obeys every policy change on the next request, for reads and writes', async () => {
+    const anon = anonHeaders(deaf);
+    await a.request().patch('/admin/tables/later').set(owner.auth).send({ policy: 'public-read' });
+    expect((await deaf.request().get('/api/later').set(anon)).status).toBe(200);
+    await a.request().patch('/admin/tables/later').set(owner.auth).send({ policy: 'private' });
+    const refused = await deaf.request().get('/api/later').set(anon);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details.policy).toBe('private');
+    // A write allowed by the old policy is refused by the new one and writes nothing.
+    await a.request().patch('/admin/tables/later').set(owner.auth).send({ policy: 'owner-scoped' });
+    expect((await deaf.request().post('/api/later').set(member.auth).send({ title: 'y' })).status).toBe(201);
+    await a.request().patch('/admin/tables/later').set(owner.auth).send({ policy: 'public-read' });
+    const write = await deaf.request().post('/api/later').set(member.auth).send({ title: 'z' });
+    expect(write.status).toBe(403);
+    expect(await a.services.knex('later').where({ title: 'z' }).first()).toBeUndefined();
+  });
+
+  it('accepts a column added through another process and forgets a dropped table', async () => {
+    await a.request().post('/admin/tables/later/columns').set(owner.auth).send({ name: 'rank', type: 'integer' });
+    const ranked = await deaf.request().post('/api/later').set(owner.auth).send({ title: 'r', rank: 3 });
+    expect(ranked.status).toBe(201);
+    expect(ranked.body.data.rank).toBe(3);
+    await a.request().delete('/admin/tables/later').set(owner.auth);
+    expect((await deaf.request().get('/api/later').set(owner.auth)).status).toBe(404);
+  });
+});

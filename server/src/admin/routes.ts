@@ -12,6 +12,7 @@ import type { Access, RecordService } from '../records/service.js';
 import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './definitions.js';
 import type { TableAdmin } from './tables.js';
 import { generateTypes } from './typegen.js';
+import { answerFresh } from '../records/fresh.js';
 
 // The owner's account was checked before routing: writes need no check of their own.
 const UNSCOPED: Access = { scope: null, mode: 'unscoped', writer: null };
@@ -49,12 +50,18 @@ export function adminRoutes(deps: {
     if (caller.kind !== 'user') throw unauthorized('The administrative area needs the owner signed in, not the anon key');
     if (caller.role !== 'owner') throw new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area');
     if (!(await accounts.userExists(caller.id))) throw unauthorized('The account of this token no longer exists');
-    await cache.whenFresh();
     next();
   };
   router.use(authenticate(tokens), ownerOnly);
+  // Table lookups come from the schema cache: a table another process just made or changed is looked up afresh.
+  const fresh = <T>(run: () => Promise<T> | T) => answerFresh(cache, async () => run());
+  const tableExists: RequestHandler = async (req, _res, next) => {
+    await fresh(() => tables.find(String(req.params.name)));
+    next();
+  };
 
   router.get('/tables', async (_req, res) => {
+    if (await cache.isStale()) await cache.reload();
     res.json({ data: await tables.list() });
   });
   router.post('/tables', ...body, async (req, res) => {
@@ -62,48 +69,51 @@ export function adminRoutes(deps: {
     res.status(201).json({ data: await tables.create(name, columns, policy) });
   });
   router.get('/tables/:name', async (req, res) => {
-    res.json({ data: await tables.describe(String(req.params.name)) });
+    res.json({ data: await fresh(() => tables.describe(String(req.params.name))) });
   });
-  router.patch('/tables/:name', ...body, async (req, res) => {
-    const name = String(req.params.name);
-    tables.find(name);
-    res.json({ data: await tables.setPolicy(name, parsePolicyChange(req.body)) });
+  router.patch('/tables/:name', tableExists, ...body, async (req, res) => {
+    const policy = parsePolicyChange(req.body);
+    res.json({ data: await fresh(() => tables.setPolicy(String(req.params.name), policy)) });
   });
   router.delete('/tables/:name', async (req, res) => {
-    res.json({ data: await tables.drop(String(req.params.name)) });
+    res.json({ data: await fresh(() => tables.drop(String(req.params.name))) });
   });
-  router.post('/tables/:name/columns', ...body, async (req, res) => {
-    const name = String(req.params.name);
-    tables.find(name);
-    res.status(201).json({ data: await tables.addColumn(name, parseColumnDefinition(req.body, '')) });
+  router.post('/tables/:name/columns', tableExists, ...body, async (req, res) => {
+    const column = parseColumnDefinition(req.body, '');
+    res.status(201).json({ data: await fresh(() => tables.addColumn(String(req.params.name), column)) });
   });
   router.delete('/tables/:name/columns/:column', async (req, res) => {
-    res.json({ data: await tables.dropColumn(String(req.params.name), String(req.params.column)) });
+    res.json({ data: await fresh(() => tables.dropColumn(String(req.params.name), String(req.params.column))) });
   });
 
   // The owner's record tools: every row of every policy, the owner column an ordinary column.
   router.get('/tables/:name/records', async (req, res) => {
-    const table = tables.find(String(req.params.name));
-    const { rows, total } = await records.list(table, parseListQuery(table, req.query), UNSCOPED);
+    const { rows, total } = await fresh(() => {
+      const table = tables.find(String(req.params.name));
+      return records.list(table, parseListQuery(table, req.query), UNSCOPED);
+    });
     res.json({ data: rows, total });
   });
   router.get('/tables/:name/records/:id', async (req, res) => {
-    res.json({ data: await records.get(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED) });
+    res.json({ data: await fresh(() => records.get(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
   });
-  router.post('/tables/:name/records', (req, _res, next) => (tables.find(String(req.params.name)), next()), ...body, async (req, res) => {
-    const table = tables.find(String(req.params.name));
-    res.status(201).json({ data: await records.create(table, req.body as Record<string, unknown>, UNSCOPED) });
+  router.post('/tables/:name/records', tableExists, ...body, async (req, res) => {
+    const row = await fresh(() => records.create(tables.find(String(req.params.name)), req.body as Record<string, unknown>, UNSCOPED));
+    res.status(201).json({ data: row });
   });
-  router.put('/tables/:name/records/:id', (req, _res, next) => (tables.find(String(req.params.name)), next()), ...body, async (req, res) => {
-    const table = tables.find(String(req.params.name));
-    const { row, created } = await records.upsert(table, String(req.params.id), req.body as Record<string, unknown>, UNSCOPED);
+  router.put('/tables/:name/records/:id', tableExists, ...body, async (req, res) => {
+    const { row, created } = await fresh(() =>
+      records.upsert(tables.find(String(req.params.name)), String(req.params.id), req.body as Record<string, unknown>, UNSCOPED),
+    );
     res.status(created ? 201 : 200).json({ data: row });
   });
   router.delete('/tables/:name/records/:id', async (req, res) => {
-    res.json({ data: await records.remove(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED) });
+    res.json({ data: await fresh(() => records.remove(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
   });
 
-  router.get('/types', (_req, res) => {
+  router.get('/types', async (_req, res) => {
+    // No refusal here to notice a stale cache by: ask the database directly.
+    if (await cache.isStale()) await cache.reload();
     res.json({ data: { typescript: generateTypes(cache.servedTables()) } });
   });
   router.get('/users', async (req, res) => {

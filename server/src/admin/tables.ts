@@ -85,7 +85,8 @@ export class TableAdmin {
   }
 
   async create(name: string, columns: ColumnPlan[], policy: Policy | undefined): Promise<TableInfo> {
-    if (this.cache.any(name)) throw conflict('tables.name');
+    const taken = () => conflict('tables.name', `A table named ${name} already exists`);
+    if (this.cache.any(name)) throw taken();
     const ownerColumn = columns.find((column) => column.isOwnerColumn && column.name === 'user_id') ?? columns.find((column) => column.isOwnerColumn);
     try {
       await this.change(async (trx) => {
@@ -100,7 +101,7 @@ export class TableAdmin {
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
       });
     } catch (error) {
-      if (isDuplicateTable(error)) throw conflict('tables.name');
+      if (isDuplicateTable(error)) throw taken();
       throw error;
     }
     return this.describe(name);
@@ -130,7 +131,7 @@ export class TableAdmin {
 
   async addColumn(name: string, column: ColumnPlan): Promise<TableInfo> {
     const table = this.find(name);
-    if (table.columns.has(column.name)) throw conflict(`${name}.${column.name}`);
+    if (table.columns.has(column.name)) throw conflict(`${name}.${column.name}`, `${name} already has a column named ${column.name}`);
     await this.change(async (trx) => {
       // A table whose policy was never stored keeps the policy it has now, even when the new column is an owner column.
       await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();

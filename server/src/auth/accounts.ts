@@ -49,13 +49,13 @@ export class AccountService {
     try {
       return (await insert(null)).rows[0]!;
     } catch (error) {
-      if (constraintOf(error) === EMAIL_INDEX) throw conflict('users.email');
+      if (constraintOf(error) === EMAIL_INDEX) throw conflict('users.email', 'An account with this email already exists');
       if (constraintOf(error) !== SINGLE_OWNER_INDEX) throw error;
     }
     try {
       return (await insert('member')).rows[0]!;
     } catch (error) {
-      if (constraintOf(error) === EMAIL_INDEX) throw conflict('users.email');
+      if (constraintOf(error) === EMAIL_INDEX) throw conflict('users.email', 'An account with this email already exists');
       throw error;
     }
   }

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const embedded = config.databaseUrl ? undefined : await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), { reuseRunning: true });
   const knex = createKnex(config.databaseUrl ?? embedded!.url, { poolSize: 2 });
   try {
-    const tables = [...(await introspect(knex)).values()].filter(isServed).sort((a, b) => a.name.localeCompare(b.name));
+    const tables = [...(await introspect(knex)).tables.values()].filter(isServed).sort((a, b) => a.name.localeCompare(b.name));
     const source = generateTypes(tables);
     if (out) {
       await fs.mkdir(path.dirname(path.resolve(out)), { recursive: true });

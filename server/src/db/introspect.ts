@@ -43,22 +43,34 @@ const COLUMNS_SQL = `
 
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
-/** Reads every table of the public schema with its columns and stored policy. */
+const VERSION_SQL = `SELECT version FROM _basalt_schema`;
+
+export interface Introspection {
+  tables: Map<string, TableSchema>;
+  /** The schema version the tables were read at (0 before the migrations ran). */
+  version: number;
+}
+
+/** Local counter of loads: prepared statement names change with every load, so no plan outlives its schema. */
 let loads = 0;
 
-export async function introspect(knex: Knex): Promise<Map<string, TableSchema>> {
-  const version = ++loads;
-  const [columnResult, policyRows] = await Promise.all([
-    knex.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL),
-    knex.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL).then(
-      (result) => result.rows,
-      // Before the first migration there is no policy table: every table has its default policy.
-      (error: { code?: string }) => {
-        if (error.code === '42P01') return [];
-        throw error;
-      },
-    ),
-  ]);
+/**
+ * Reads every table of the public schema with its columns and stored policy, and the schema version, from one
+ * snapshot: the version recorded never claims a change the tables do not show.
+ */
+export async function introspect(knex: Knex): Promise<Introspection> {
+  const load = ++loads;
+  const { columnResult, policyRows, version } = await knex.transaction(
+    async (trx) => {
+      const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
+      // Before the migrations ran there is no policy table and no version: defaults and version 0.
+      const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
+      const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
+      const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
+      return { columnResult: columns, policyRows: policies, version: current };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
   const policies = new Map<string, Policy>();
   for (const row of policyRows) {
     if ((POLICIES as readonly string[]).includes(row.policy)) policies.set(row.table_name, row.policy as Policy);
@@ -82,6 +94,6 @@ export async function introspect(knex: Knex): Promise<Map<string, TableSchema>> 
     columnsByTable.set(row.table_name, list);
   }
   const tables = new Map<string, TableSchema>();
-  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), version));
-  return tables;
+  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), load, version));
+  return { tables, version };
 }

@@ -5,8 +5,12 @@ import type { Knex } from 'knex';
 export const SCHEMA_CHANNEL = 'basalt';
 export const RELOAD_SCHEMA = 'reload schema';
 
-/** Tells every process (this one included) to reload its schema cache; inside a transaction it is sent on commit. */
+/**
+ * Bumps the schema version and tells every process (this one included) to reload its schema cache. Inside a
+ * transaction both take effect on commit, together with the change.
+ */
 export async function notifySchemaChange(db: Knex | Knex.Transaction): Promise<void> {
+  await db.raw('UPDATE _basalt_schema SET version = version + 1');
   await db.raw('SELECT pg_notify(?, ?)', [SCHEMA_CHANNEL, RELOAD_SCHEMA]);
 }
 
@@ -98,6 +102,11 @@ export async function installDdlTrigger(knex: Knex): Promise<boolean> {
       await trx.raw(`
         CREATE OR REPLACE FUNCTION _basalt_notify_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
         BEGIN
+          BEGIN
+            UPDATE public._basalt_schema SET version = version + 1;
+          EXCEPTION WHEN undefined_table THEN
+            NULL; -- never let bookkeeping break somebody's DDL
+          END;
           PERFORM pg_notify('${SCHEMA_CHANNEL}', '${RELOAD_SCHEMA}');
         END $$`);
       const existing = await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_event_trigger WHERE evtname = '_basalt_ddl_notify'`);

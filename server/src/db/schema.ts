@@ -40,8 +40,10 @@ export interface TableSchema {
   effectivePolicy: Policy;
   hasCreatedAt: boolean;
   hasUpdatedAt: boolean;
-  /** Which load of the schema cache made this: prepared statements are named per version, so DDL never hits a stale plan. */
+  /** Which load of the schema cache made this: prepared statements are named per load, so DDL never hits a stale plan. */
   version: number;
+  /** The database's schema version (`_basalt_schema`) this was read at: record statements refuse to run past it. */
+  schemaVersion: number;
 }
 
 export const SYSTEM_TABLE_PREFIXES = ['_', 'pg_'];
@@ -79,7 +81,13 @@ export function effectivePolicyOf(policy: Policy, ownerColumn: OwnerColumn | nul
   return policy === 'owner-scoped' && !ownerColumn ? 'private' : policy;
 }
 
-export function buildTableSchema(name: string, columnList: ColumnSchema[], storedPolicy: Policy | undefined, version = 0): TableSchema {
+export function buildTableSchema(
+  name: string,
+  columnList: ColumnSchema[],
+  storedPolicy: Policy | undefined,
+  version = 0,
+  schemaVersion = 0,
+): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
   const ownerColumn = OWNER_COLUMNS.find((candidate) => columns.has(candidate)) ?? null;
   const policy = storedPolicy ?? defaultPolicyFor(ownerColumn);
@@ -93,6 +101,7 @@ export function buildTableSchema(name: string, columnList: ColumnSchema[], store
     hasCreatedAt: columns.get(CREATED_AT_COLUMN)?.type === 'timestamp',
     hasUpdatedAt: columns.get(UPDATED_AT_COLUMN)?.type === 'timestamp',
     version,
+    schemaVersion,
   };
 }
 

@@ -8,6 +8,8 @@ import { isServed, type TableSchema } from './schema.js';
  */
 export class SchemaCache {
   private tables = new Map<string, TableSchema>();
+  /** The schema version of the database when the tables were read; record statements carry it as their guard. */
+  private loadedVersion = 0;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
@@ -54,7 +56,22 @@ export class SchemaCache {
     return this.queued;
   }
 
+  get version(): number {
+    return this.loadedVersion;
+  }
+
+  /**
+   * Whether the database's schema version moved past `since` (by default the one loaded): a change this process
+   * has not applied yet. Asked only on paths that refuse or find nothing, so a fresh cache costs no round trip.
+   */
+  async isStale(since = this.loadedVersion): Promise<boolean> {
+    const result = await this.knex.raw<{ rows: Array<{ version: number }> }>('SELECT version FROM _basalt_schema');
+    return Number(result.rows[0]?.version ?? 0) > since;
+  }
+
   private async load(): Promise<void> {
-    this.tables = await introspect(this.knex);
+    const { tables, version } = await introspect(this.knex);
+    this.tables = tables;
+    this.loadedVersion = version;
   }
 }

@@ -30,5 +30,5 @@ export const tokenExpired = () =>
 
 export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', message);
 
-export const conflict = (column: string) =>
-  new ApiError('CONFLICT', `A record with this ${column.split('.').pop()} already exists`, { constraint: 'unique', column });
+export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`) =>
+  new ApiError('CONFLICT', message, { constraint: 'unique', column });

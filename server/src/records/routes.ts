@@ -8,18 +8,7 @@ import { jsonObjectBody } from '../http/body.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { parseListQuery } from './query.js';
 import type { Access, RecordService } from './service.js';
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** Set by `resolveTable`: the served table and what the caller may touch in it. */
-    records?: { table: TableSchema; access: Access };
-  }
-}
-
-function recordsOf(req: Request): { table: TableSchema; access: Access } {
-  if (!req.records) throw new ApiError('INTERNAL_ERROR', 'table was not resolved');
-  return req.records;
-}
+import { answerFresh } from './fresh.js';
 
 /**
  * `/api/:table`. The order of checks is the contract's: credentials (401) -> table (404) -> policy (403) ->
@@ -35,10 +24,9 @@ export function recordRoutes(deps: {
   const router = Router();
   const body = jsonObjectBody(deps.bodyLimitBytes);
 
-  const resolveTable = (operation: Operation): RequestHandler => async (req, _res, next) => {
+  /** The served table and what the caller may do in it, from the schema cache: 404, 403, or the access. */
+  const resolve = (req: Request, operation: Operation): { table: TableSchema; access: Access } => {
     const name = String(req.params.table);
-    const reloading = cache.whenFresh();
-    if (reloading) await reloading;
     const table = cache.served(name);
     if (!table) throw notFound(`No table ${name}`);
     const caller = callerOf(req);
@@ -53,37 +41,55 @@ export function recordRoutes(deps: {
     const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
     // An access token outlives a deleted account; its writes must not: the write statement checks the account.
     const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
-    req.records = { table, access: { scope, mode: 'scoped', writer } };
+    return { table, access: { scope, mode: 'scoped', writer } };
+  };
+
+  /** Table (404) and policy (403) are checked before the body is read. */
+  const check = (operation: Operation): RequestHandler => async (req, _res, next) => {
+    await answerFresh(cache, async () => resolve(req, operation));
     next();
   };
 
   router.use(authenticate(deps.tokens));
 
-  router.get('/:table', resolveTable('read'), async (req, res) => {
-    const { table, access } = recordsOf(req);
-    const { rows, total } = await records.list(table, parseListQuery(table, req.query), access);
+  router.get('/:table', check('read'), async (req, res) => {
+    const { rows, total } = await answerFresh(cache, () => {
+      const { table, access } = resolve(req, 'read');
+      return records.list(table, parseListQuery(table, req.query), access);
+    });
     res.json({ data: rows, total });
   });
 
-  router.get('/:table/:id', resolveTable('read'), async (req, res) => {
-    const { table, access } = recordsOf(req);
-    res.json({ data: await records.get(table, String(req.params.id), access) });
+  router.get('/:table/:id', check('read'), async (req, res) => {
+    const row = await answerFresh(cache, () => {
+      const { table, access } = resolve(req, 'read');
+      return records.get(table, String(req.params.id), access);
+    });
+    res.json({ data: row });
   });
 
-  router.post('/:table', resolveTable('write'), ...body, async (req, res) => {
-    const { table, access } = recordsOf(req);
-    res.status(201).json({ data: await records.create(table, req.body as Record<string, unknown>, access) });
+  router.post('/:table', check('write'), ...body, async (req, res) => {
+    const row = await answerFresh(cache, () => {
+      const { table, access } = resolve(req, 'write');
+      return records.create(table, req.body as Record<string, unknown>, access);
+    });
+    res.status(201).json({ data: row });
   });
 
-  router.put('/:table/:id', resolveTable('write'), ...body, async (req, res) => {
-    const { table, access } = recordsOf(req);
-    const { row, created } = await records.upsert(table, String(req.params.id), req.body as Record<string, unknown>, access);
+  router.put('/:table/:id', check('write'), ...body, async (req, res) => {
+    const { row, created } = await answerFresh(cache, () => {
+      const { table, access } = resolve(req, 'write');
+      return records.upsert(table, String(req.params.id), req.body as Record<string, unknown>, access);
+    });
     res.status(created ? 201 : 200).json({ data: row });
   });
 
-  router.delete('/:table/:id', resolveTable('write'), async (req, res) => {
-    const { table, access } = recordsOf(req);
-    res.json({ data: await records.remove(table, String(req.params.id), access) });
+  router.delete('/:table/:id', check('write'), async (req, res) => {
+    const row = await answerFresh(cache, () => {
+      const { table, access } = resolve(req, 'write');
+      return records.remove(table, String(req.params.id), access);
+    });
+    res.json({ data: row });
   });
 
   return router;

@@ -5,7 +5,8 @@ import { invalidField, notFound, unauthorized } from '../http/errors.js';
 import { randomId } from '../auth/tokens.js';
 import { missingOnCreate, validateRecordBody, type WriteMode } from './body.js';
 import type { ListQuery } from './query.js';
-import { deleteOne, exists, insertOne, selectOne, selectPage, updateOne, upsertOne, type Row, type Scope } from './statements.js';
+import type { SchemaCache } from '../db/schemaCache.js';
+import { deleteOne, exists, insertOne, selectOne, selectPage, StaleSchemaError, updateOne, upsertOne, type Row, type Scope } from './statements.js';
 import { coerceValue, generateId } from './values.js';
 
 /** What a request may touch, and who writes. */
@@ -33,7 +34,15 @@ const writerGone = () => unauthorized('The account of this token no longer exist
 
 /** The generated record operations, one statement each; failure paths may spend a second one to say why. */
 export class RecordService {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly cache: SchemaCache,
+  ) {}
+
+  /** A write that changed nothing may have been refused by the schema-version guard: then it is answered again. */
+  private async unlessStale(table: TableSchema): Promise<void> {
+    if (await this.cache.isStale(table.schemaVersion)) throw new StaleSchemaError();
+  }
 
   private async writerExists(writer: string | null): Promise<boolean> {
     if (writer === null) return true;
@@ -41,8 +50,9 @@ export class RecordService {
     return result.rows.length > 0;
   }
 
-  /** Nothing was written: the writer's account is gone (401), or the row is not theirs / not there (404). */
+  /** Nothing was written: the schema moved on, the writer's account is gone (401), or the row is not theirs (404). */
   private async nothingWritten(table: TableSchema, rawId: string, access: Access): Promise<never> {
+    await this.unlessStale(table);
     if (!(await this.writerExists(access.writer))) throw writerGone();
     throw notFound(`No record ${rawId} in ${table.name}`);
   }
@@ -69,7 +79,10 @@ export class RecordService {
     if (missing.length > 0) throw missingColumnError(table, missing);
     if (access.scope) values[access.scope.ownerColumn] = access.scope.userId;
     const row = await insertOne(this.pool, table, values, access.writer);
-    if (!row) throw writerGone();
+    if (!row) {
+      await this.unlessStale(table);
+      throw writerGone();
+    }
     return row;
   }
 
@@ -99,12 +112,13 @@ export class RecordService {
     // A body that could not create the record (or a table whose id is not unique) can still update one.
     const updated = await updateOne(this.pool, table, id, changes, access.scope, access.writer);
     if (updated) return { row: updated, created: false };
+    await this.unlessStale(table);
     if (!(await this.writerExists(access.writer))) throw writerGone();
     // Not updated: either the row is another user's (404) or there is none and the body must create it.
     if (await exists(this.pool, table, id)) throw notFound(`No record ${rawId} in ${table.name}`);
     if (missing.length > 0) throw missingColumnError(table, missing);
     const row = await insertOne(this.pool, table, insertValues, access.writer);
-    if (!row) throw writerGone();
+    if (!row) return this.nothingWritten(table, rawId, access);
     return { row, created: true };
   }
 

@@ -20,6 +20,10 @@ export interface Statement {
 export const TOTAL = '__basalt_total';
 export const PRESENT = '__basalt_row';
 export const INSERTED = '__basalt_inserted';
+export const VERSION = '__basalt_version';
+
+/** The database's schema version, read inside the statement (a one-row table). */
+const CURRENT_VERSION = '(SELECT version FROM _basalt_schema)';
 
 const MAX_SHAPES_PER_TABLE = 500;
 
@@ -78,7 +82,7 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
   const statement = cached(table, `list|${key}|${order}`, () => {
     const name = quote(table.name);
     return (
-      `SELECT t.total AS ${quote(TOTAL)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
+      `SELECT t.total AS ${quote(TOTAL)}, ${CURRENT_VERSION} AS ${quote(VERSION)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
       `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name}${where(sql)} ` +
       `ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}) p ON true`
     );
@@ -86,9 +90,18 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
   return { statement, values: [...values, query.limit, query.offset] };
 }
 
-function byId(scope: Scope | null, writer: string | null, firstParameter: number): { sql: string; values: unknown[]; key: string } {
+function byId(
+  scope: Scope | null,
+  writer: string | null,
+  firstParameter: number,
+  guardVersion?: number,
+): { sql: string; values: unknown[]; key: string } {
   const parts = [`${quote(ID_COLUMN)} = $${firstParameter}`];
   const values: unknown[] = [];
+  if (guardVersion !== undefined) {
+    values.push(guardVersion);
+    parts.push(`${CURRENT_VERSION} = $${firstParameter + values.length}`);
+  }
   if (scope) {
     values.push(scope.userId);
     parts.push(`${quote(scope.ownerColumn)} = $${firstParameter + values.length}`);
@@ -97,7 +110,7 @@ function byId(scope: Scope | null, writer: string | null, firstParameter: number
     values.push(writer);
     parts.push(writerExists(firstParameter + values.length));
   }
-  return { sql: parts.join(' AND '), values, key: `${scope ? scope.ownerColumn : ''}|${writer !== null}` };
+  return { sql: parts.join(' AND '), values, key: `${scope ? scope.ownerColumn : ''}|${writer !== null}|${guardVersion !== undefined}` };
 }
 
 /** An access token outlives a deleted account; a write by it must not happen, and this costs no extra round trip. */
@@ -107,7 +120,14 @@ function writerExists(parameter: number): string {
 
 export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): { statement: Statement; values: unknown[] } {
   const condition = byId(scope, null, 1);
-  const statement = cached(table, `get|${condition.key}`, () => `SELECT * FROM ${quote(table.name)} WHERE ${condition.sql}`);
+  const statement = cached(table, `get|${condition.key}`, () => {
+    const name = quote(table.name);
+    // Always one row, so the version comes back even when the record does not.
+    return (
+      `SELECT ${CURRENT_VERSION} AS ${quote(VERSION)}, x.* FROM (SELECT 1) AS one ` +
+      `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name} WHERE ${condition.sql}) x ON true`
+    );
+  });
   return { statement, values: [id, ...condition.values] };
 }
 
@@ -117,7 +137,7 @@ export function existsStatement(table: TableSchema, id: unknown): { statement: S
 }
 
 export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): { statement: Statement; values: unknown[] } {
-  const condition = byId(scope, writer, 1);
+  const condition = byId(scope, writer, 1, table.schemaVersion);
   const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
   return { statement, values: [id, ...condition.values] };
 }
@@ -140,20 +160,24 @@ function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: strin
     selected.push('now()');
   }
   // DEFAULT VALUES (a table of defaults only) takes no WHERE: such a write goes unguarded.
-  const guarded = writer !== null && names.length > 0;
-  const parameters = columns.length + (guarded ? 1 : 0);
-  const guard = guarded ? ` WHERE ${writerExists(parameters)}` : '';
-  const into = names.length ? ` (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}` : ` DEFAULT VALUES`;
-  return { text: `INSERT INTO ${quote(table.name)}${into}`, parameters, guarded };
+  if (names.length === 0) return { text: `INSERT INTO ${quote(table.name)} DEFAULT VALUES`, parameters: 0, guarded: false };
+  const guards = [`${CURRENT_VERSION} = $${columns.length + 1}`];
+  if (writer !== null) guards.push(writerExists(columns.length + 2));
+  const text = `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} WHERE ${guards.join(' AND ')}`;
+  return { text, parameters: columns.length + guards.length, guarded: true };
+}
+
+/** The parameters after the columns' values that `insertSelect` guards with. */
+function insertGuardValues(table: TableSchema, insert: { guarded: boolean }, writer: string | null): unknown[] {
+  if (!insert.guarded) return [];
+  return writer !== null ? [table.schemaVersion, writer] : [table.schemaVersion];
 }
 
 export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): { statement: Statement; values: unknown[] } {
   const columns = presentColumns(table, values);
   const insert = insertSelect(table, columns, writer);
-  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}`, () => `${insert.text} RETURNING *`);
-  const bound = columns.map((column) => values[column.name]);
-  if (insert.guarded) bound.push(writer);
-  return { statement, values: bound };
+  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}|${writer !== null}`, () => `${insert.text} RETURNING *`);
+  return { statement, values: [...columns.map((column) => values[column.name]), ...insertGuardValues(table, insert, writer)] };
 }
 
 /** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
@@ -173,7 +197,7 @@ export function updateStatement(
   writer: string | null,
 ): { statement: Statement; values: unknown[] } {
   const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
-  const condition = byId(scope, writer, columns.length + 1);
+  const condition = byId(scope, writer, columns.length + 1, table.schemaVersion);
   const statement = cached(table, `update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
     const set = setList(table, columns, (_column, index) => `$${index + 1}`);
     return `UPDATE ${quote(table.name)} SET ${set} WHERE ${condition.sql} RETURNING *`;
@@ -195,14 +219,13 @@ export function upsertStatement(
   const columns = presentColumns(table, insertValues);
   const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
   const insert = insertSelect(table, columns, writer);
-  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${insert.guarded}`;
+  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${insert.guarded}|${writer !== null}`;
   const statement = cached(table, key, () => {
     const set = setList(table, changed, (column) => `EXCLUDED.${quote(column.name)}`);
     const guard = scope ? ` WHERE ${quote(table.name)}.${quote(scope.ownerColumn)} = $${insert.parameters + 1}` : '';
     return `${insert.text} ON CONFLICT (${quote(ID_COLUMN)}) DO UPDATE SET ${set}${guard} RETURNING *, (xmax = 0) AS ${quote(INSERTED)}`;
   });
-  const values = columns.map((column) => insertValues[column.name]);
-  if (insert.guarded) values.push(writer);
+  const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, insert, writer)];
   if (scope) values.push(scope.userId);
   return { statement, values };
 }

@@ -5,6 +5,7 @@ import {
   INSERTED,
   PRESENT,
   TOTAL,
+  VERSION,
   deleteStatement,
   existsStatement,
   getStatement,
@@ -19,6 +20,17 @@ import {
 export type Row = Record<string, unknown>;
 export type { Scope };
 
+/** The statement ran against a newer schema than the one it was planned with: reload, then answer again. */
+export class StaleSchemaError extends Error {
+  constructor() {
+    super('the schema changed since this process loaded it');
+  }
+}
+
+function checkVersion(table: TableSchema, row: Row | undefined): void {
+  if (Number(row?.[VERSION] ?? 0) > table.schemaVersion) throw new StaleSchemaError();
+}
+
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
 async function run(pool: pg.Pool, { statement, values }: { statement: Statement; values: unknown[] }): Promise<Row[]> {
   const result = await pool.query<Row>({ name: statement.name, text: statement.text, values });
@@ -27,11 +39,13 @@ async function run(pool: pg.Pool, { statement, values }: { statement: Statement;
 
 export async function selectPage(pool: pg.Pool, table: TableSchema, query: ListQuery, scope: Scope | null): Promise<{ rows: Row[]; total: number }> {
   const result = await run(pool, listStatement(table, query, scope));
+  checkVersion(table, result[0]);
   const total = Number(result[0]?.[TOTAL] ?? 0);
   const rows: Row[] = [];
   for (const row of result) {
     if (row[PRESENT] !== true) continue;
     delete row[TOTAL];
+    delete row[VERSION];
     delete row[PRESENT];
     rows.push(row);
   }
@@ -39,7 +53,12 @@ export async function selectPage(pool: pg.Pool, table: TableSchema, query: ListQ
 }
 
 export async function selectOne(pool: pg.Pool, table: TableSchema, id: unknown, scope: Scope | null): Promise<Row | undefined> {
-  return (await run(pool, getStatement(table, id, scope)))[0];
+  const [row] = await run(pool, getStatement(table, id, scope));
+  checkVersion(table, row);
+  if (row?.[PRESENT] !== true) return undefined;
+  delete row[VERSION];
+  delete row[PRESENT];
+  return row;
 }
 
 export async function exists(pool: pg.Pool, table: TableSchema, id: unknown): Promise<boolean> {

@@ -1,0 +1,38 @@
+import type { SchemaCache } from '../db/schemaCache.js';
+import { ApiError } from '../http/errors.js';
+import { StaleSchemaError } from './statements.js';
+
+const ATTEMPTS = 3;
+
+/**
+ * Answers that may come from an outdated schema cache: refusals decided from it (no such table or column, a policy
+ * that says no), and statements planned from it that the database no longer accepts (a dropped table or column, a
+ * prepared plan whose result type changed).
+ */
+const OUTDATED_PLAN_CODES = new Set(['42P01', '42703', '0A000', '42804']);
+
+function decidedFromCache(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status === 400 || error.status === 403 || error.status === 404;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && OUTDATED_PLAN_CODES.has(code);
+}
+
+/**
+ * Answers from the current schema, whichever process changed it. A statement that finds the schema version moved
+ * (StaleSchemaError), or a refusal while the database holds a newer version than this process loaded, reloads the
+ * cache and answers again: a change made through any process is obeyed here from the very next request.
+ */
+export async function answerFresh<T>(cache: SchemaCache, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const reloading = cache.whenFresh();
+    if (reloading) await reloading;
+    try {
+      return await run();
+    } catch (error) {
+      const stale = error instanceof StaleSchemaError || (decidedFromCache(error) && (await cache.isStale()));
+      if (!stale) throw error;
+      if (attempt >= ATTEMPTS) throw new ApiError('UNAVAILABLE', 'The schema is changing; try again');
+      await cache.reload();
+    }
+  }
+}
