@@ -26,6 +26,11 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Request ids: a random prefix per process and a counter, unique without spending random bytes on every request. */
+const requestIdPrefix = randomId(6);
+let requestCounter = 0;
+const nextRequestId = () => `${requestIdPrefix}-${(requestCounter++).toString(36)}`;
+
 /** Builds the HTTP app from the services; it does not listen, so tests mount it directly. */
 export function createApp(services: Services, options: AppOptions): Express {
   const app = express();
@@ -36,7 +41,7 @@ export function createApp(services: Services, options: AppOptions): Express {
 
   app.use((req, res, next) => {
     const given = req.headers[REQUEST_ID_HEADER];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomId(12);
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     res.setHeader('X-Request-Id', id);
     next();
   });
