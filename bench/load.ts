@@ -36,7 +36,8 @@ export async function runLoad(url: string, next: () => HttpRequest, options: Loa
     duration: options.durationS,
     // Sign-ins queue behind bcrypt (about 75 ms of CPU each): generous, so slowness shows as latency, not as errors.
     timeout: 30,
-    overallRate: options.overallRate ?? 0,
+    // autocannon refuses overallRate 0: leave it out to mean flat out.
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
   });
   let latencies = new Float64Array(1 << 14);

@@ -50,14 +50,15 @@ export async function provisionDatabase(tempDir: string, given?: string): Promis
     throw error;
   }
   const url = withDatabase(adminUrl, name);
-  const { version, backend } = await onServer(url, async (client) => {
+  const { version, postmasterPid } = await onServer(url, async (client) => {
     const result = await client.query<{ version: string; pid: number }>(`SELECT current_setting('server_version') AS version, pg_backend_pid() AS pid`);
-    return { version: result.rows[0]!.version, backend: result.rows[0]!.pid };
+    // Looked up while connected: the backend process ends with the connection.
+    return { version: result.rows[0]!.version, postmasterPid: parentOf(result.rows[0]!.pid) };
   });
   return {
     url,
     source: embedded ? 'embedded PostgreSQL (temporary folder)' : `${named} (${new URL(adminUrl).host})`,
-    postmasterPid: parentOf(backend),
+    postmasterPid,
     version,
     async stop() {
       await onServer(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined);
@@ -202,14 +203,16 @@ export async function startServer(options: { name: string; args: string[]; env: 
 export const freePort = findFreePort;
 
 /**
- * Waits until a process tree stops using CPU (at most `maxMs`): a run that ends while sign-ins are queued leaves
- * bcrypt work behind, which would otherwise be charged to the next run.
+ * Waits until every server process tree is idle (at most `maxMs`): a run that ends while sign-ins are queued leaves
+ * seconds of bcrypt work behind (the baseline's on its main thread), which would otherwise slow the next run, on
+ * whichever server it is.
  */
-export async function settle(rootPid: number, maxMs = 3_000): Promise<void> {
-  let last = treeCpuMs(rootPid);
+export async function settle(rootPids: number[], maxMs = 10_000): Promise<void> {
+  const total = () => rootPids.reduce((sum, pid) => sum + treeCpuMs(pid), 0);
+  let last = total();
   for (let waited = 0; waited < maxMs; waited += 150) {
     await sleep(150);
-    const now = treeCpuMs(rootPid);
+    const now = total();
     if (now - last < 15) return; // under 10% of one core
     last = now;
   }

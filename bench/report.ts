@@ -45,7 +45,8 @@ export interface BenchMeta {
   machine: string;
   node: string;
   postgres: string;
-  loadBefore: string;
+  /** Load averages (1, 5, 15 min) before and after: other work on the machine shows here. */
+  load: string;
   rows: number;
   growthRows: number | null;
   rounds: number;
@@ -202,7 +203,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const lines = [
     `## Latest run: ${meta.date}`,
     '',
-    `- Machine: ${meta.machine}; load average before the run ${meta.loadBefore}`,
+    `- Machine: ${meta.machine}; load average ${meta.load}`,
     `- Node ${meta.node}; PostgreSQL ${meta.postgres}`,
     `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} rounds, servers alternating within every round; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
     `- Basalt: \`NODE_ENV=production LOG_LEVEL=info BCRYPT_COST=10\`, request log on (${meta.requestLogLines.toLocaleString('en-US')} JSON lines written); the baseline: one process, pool of 10 like each Basalt process, bcryptjs on its main thread`,

@@ -164,7 +164,7 @@ function loadOptions(bench: Bench): LoadOptions {
 
 async function measure(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[]): Promise<RunRecord> {
   const server = bench.servers[name];
-  await settle(server.pid);
+  await settle(SERVERS.map((other) => bench.servers[other].pid));
   server.drainLog();
   const cpuBefore = treeCpuMs(server.pid);
   const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
@@ -280,7 +280,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       machine: machine(),
       node: process.version,
       postgres: `${db.version} (${db.source})`,
-      loadBefore,
+      load: `${loadBefore} before, ${os.loadavg().map((n) => n.toFixed(2)).join(' ')} after`,
       rows: options.rows,
       growthRows: options.growthRows,
       rounds: options.rounds,
