@@ -129,11 +129,28 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
       const all = records.filter((r) => r.phase === phase && r.scenario === scenario && r.server === server);
       if (all.length === 0) continue;
       const s = summarize(records, phase, scenario, server);
+      const base = server === 'baseline' ? null : summarize(records, phase, scenario, 'baseline');
+      const ratio = (pick: (x: Summary) => number) => (server === 'baseline' ? '' : fmt(s && base ? pick(s) / pick(base) : null, 2));
       const validity = s ? `${s.valid}/${s.runs}` : `**0/${all.length} (INVALID)**`;
-      rows.push([scenario, SERVER_LABELS[server], fmt(s?.rps, 0), fmt(s?.p50, 2), fmt(s?.p99, 2), fmt(s?.cpuPerRequest, 3), fmt(s?.dbCpuPerRequest, 3), validity]);
+      rows.push([
+        scenario,
+        SERVER_LABELS[server],
+        fmt(s?.rps, 0),
+        fmt(s?.p50, 2),
+        fmt(s?.p99, 2),
+        fmt(s?.cpuPerRequest, 3),
+        fmt(s?.dbCpuPerRequest, 3),
+        ratio((x) => x.rps),
+        ratio((x) => x.p99),
+        ratio((x) => x.cpuPerRequest),
+        validity,
+      ]);
     }
   }
-  return table(['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'Postgres CPU ms/req', 'valid runs'], rows);
+  return table(
+    ['Scenario', 'Server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU ms/req', 'Postgres CPU ms/req', 'req/s / baseline', 'p99 / baseline', 'CPU / baseline', 'valid runs'],
+    rows,
+  );
 }
 
 function targetsTable(checks: TargetCheck[]): string {

@@ -85,11 +85,13 @@ export function parseOptions(argv: string[]): BenchOptions {
     return parsed;
   };
   const smoke = values.smoke;
-  const growth = values['no-growth'] ? null : number(values['growth-rows'], smoke ? 0 : 1_000_000, 'growth-rows') || null;
+  const rows = Math.round(number(values.rows, 10_000, 'rows'));
+  const growth = values['no-growth'] ? null : Math.round(number(values['growth-rows'], smoke ? 0 : 1_000_000, 'growth-rows'));
   return {
     smoke,
-    rows: Math.round(number(values.rows, 10_000, 'rows')),
-    growthRows: growth === null ? null : Math.round(growth),
+    rows,
+    // Growth means more rows than the main part; anything else has nothing to show.
+    growthRows: growth !== null && growth > rows ? growth : null,
     rounds: Math.round(number(values.rounds, smoke ? 1 : 3, 'rounds')),
     durationS: number(values.duration, smoke ? 1 : 4, 'duration'),
     connections: Math.round(number(values.connections, smoke ? 4 : 32, 'connections')),
