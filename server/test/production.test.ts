@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { spawnServer, type SpawnedServer } from '../../test-support/server.js';
+import { eventually, isAlive } from '../../test-support/wait.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { signUp, startHarness, type Harness } from './harness.js';
 
@@ -24,18 +25,6 @@ async function post(url: string, body: unknown, token?: string, method = 'POST')
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
-}
-
-async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 describe('containers', () => {
@@ -206,16 +195,8 @@ describe('WORKERS=2', () => {
     const exited = new Promise<number | null>((resolve) => server.process.once('exit', resolve));
     server.process.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect(alive(postmaster)).toBe(false);
-    for (const pid of workerPids()) expect(alive(pid)).toBe(false);
+    expect(isAlive(postmaster)).toBe(false);
+    for (const pid of workerPids()) expect(isAlive(pid)).toBe(false);
   });
 });
 

@@ -1,20 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
+import { eventually } from '../../test-support/wait.js';
 import { anonHeaders, signUp, startHarness, type Account, type Harness } from './harness.js';
-
-/** Waits until `check` passes (the schema cache reloads asynchronously on a notification). */
-async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe('the schema cache', () => {
   let database: TestDatabase;

@@ -6,20 +6,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { runServerToExit, spawnServer } from '../../test-support/server.js';
+import { isAlive } from '../../test-support/wait.js';
 
 /** The service as a user starts it: the built server in its own process. */
 
 async function signUp(url: string, email: string): Promise<Response> {
   return fetch(`${url}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'password1' }) });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function postmasterPid(dataDir: string): Promise<number | undefined> {
