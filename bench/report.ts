@@ -44,6 +44,8 @@ export interface BenchMeta {
   date: string;
   machine: string;
   node: string;
+  /** Which Basalt was measured: the commit, and whether the server sources had uncommitted changes. */
+  source: string;
   postgres: string;
   /** Load averages (1, 5, 15 min) before and after: other work on the machine shows here. */
   load: string;
@@ -130,7 +132,9 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
       if (all.length === 0) continue;
       const s = summarize(records, phase, scenario, server);
       const base = server === 'baseline' ? null : summarize(records, phase, scenario, 'baseline');
-      const ratio = (pick: (x: Summary) => number) => (server === 'baseline' ? '' : fmt(s && base ? pick(s) / pick(base) : null, 2));
+      // A1+R2 has its own table: against a baseline whose event loop bcrypt blocks, its ratios say nothing more.
+      const plain = server === 'baseline' || scenario === CONCURRENT;
+      const ratio = (pick: (x: Summary) => number) => (plain ? '' : fmt(s && base ? pick(s) / pick(base) : null, 2));
       const validity = s ? `${s.valid}/${s.runs}` : `**0/${all.length} (INVALID)**`;
       rows.push([
         scenario,
@@ -221,7 +225,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     `## Latest run: ${meta.date}`,
     '',
     `- Machine: ${meta.machine}; load average ${meta.load}`,
-    `- Node ${meta.node}; PostgreSQL ${meta.postgres}`,
+    `- Basalt as built from ${meta.source}; Node ${meta.node}; PostgreSQL ${meta.postgres}`,
     `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} rounds, servers alternating within every round; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
     `- Basalt: \`NODE_ENV=production LOG_LEVEL=info BCRYPT_COST=10\`, request log on (${meta.requestLogLines.toLocaleString('en-US')} JSON lines written); the baseline: one process, pool of 10 like each Basalt process, bcryptjs on its main thread`,
     ...(meta.overallRate

@@ -229,6 +229,15 @@ async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: s
   return { project, servers: { baseline, 'basalt-1': one, 'basalt-2': two } };
 }
 
+/** The commit measured, and whether the server's sources differed from it (the build is of the working tree). */
+function sourceState(): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return 'a tree outside git';
+  const dirty = git('status', '--porcelain', '--', 'server/src', 'contract/src', 'migrations').stdout.trim();
+  return `commit ${head.stdout.trim()}${dirty ? ' plus uncommitted changes in server/contract/migrations sources' : ''}`;
+}
+
 function machine(): string {
   const cpus = os.cpus();
   const gib = (os.totalmem() / 2 ** 30).toFixed(0);
@@ -239,6 +248,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   const startedAt = Date.now();
   const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
   if (options.build) buildServer();
+  const source = sourceState();
   if (!fs.existsSync(path.join(root, 'server/dist/main.js'))) throw new Error('server/dist/main.js is missing: run npm run build');
   // /tmp, world-traversable: the embedded Postgres runs as the postgres OS user when we are root.
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'basalt-bench-'));
@@ -281,6 +291,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       date: new Date().toISOString(),
       machine: machine(),
       node: process.version,
+      source,
       postgres: `${db.version} (${db.source})`,
       load: `${loadBefore} before, ${os.loadavg().map((n) => n.toFixed(2)).join(' ')} after`,
       rows: options.rows,
