@@ -305,7 +305,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       overallRate: options.overallRate,
     };
     const report = renderReport(bench.records, meta);
-    console.log(`\n${report}\n`);
+    // A smoke run is rate-capped: its ratios (and pass/fail marks) mean nothing, so it prints only its verdict.
+    if (options.smoke) console.log(`smoke: ${bench.records.length} runs, ${bench.problems.length ? 'PROBLEMS below' : 'every answer 2xx and well-formed'}`);
+    else console.log(`\n${report}\n`);
     if (options.out) {
       writeReport(options.out, report);
       console.log(`written to ${path.relative(process.cwd(), options.out) || options.out}`);
