@@ -13,6 +13,7 @@ import { ApiError } from './http/errors.js';
 import { randomId } from './auth/tokens.js';
 import { requestLog } from './http/requestLog.js';
 import type { Logger } from './logger.js';
+import { sendJson } from './http/respond.js';
 
 export interface AppOptions {
   bodyLimitBytes: number;
@@ -54,12 +55,13 @@ export function createApp(services: Services, options: AppOptions): Express {
     } catch {
       throw new ApiError('UNAVAILABLE', 'The database is unavailable');
     }
-    res.json({ data: { status: 'ok' } });
+    sendJson(res, 200, { data: { status: 'ok' } });
   });
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
-  app.use('/auth', authRoutes(services.accounts, services.tokens, { ...shared, signupEnabled: services.signupEnabled }));
+  // The record API first: it is the hot path, and every layer in front of it is matched on every request.
   app.use('/api', recordRoutes({ ...services, ...shared }));
+  app.use('/auth', authRoutes(services.accounts, services.tokens, { ...shared, signupEnabled: services.signupEnabled }));
   app.use('/admin', adminRoutes({ ...services, ...shared }));
 
   const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');

@@ -1,8 +1,8 @@
-import http from 'node:http';
 import type { Config } from './config.js';
 import { createApp } from './app.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './logger.js';
+import { createHttpServer } from './http/server.js';
 
 /** How long SIGTERM waits for in-flight requests before closing what is left. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -30,7 +30,7 @@ export async function serve(config: Config, options: { databaseUrl: string; jwtS
     logger,
     reportError: (error) => logger.error({ err: error }, 'unexpected error'),
   });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   // Keep-alive sockets outlive load balancers' idle timeouts (usually 60 s) so they never hit a closed socket.
   server.keepAliveTimeout = 65_000;
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,9 +1,9 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import supertest from 'supertest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
+import { createHttpServer } from '../src/http/server.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 
@@ -43,7 +43,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     corsOrigins: options.corsOrigins ?? null,
     reportError: (error) => console.error('unexpected server error:', error),
   });
-  const server = http.createServer(app);
+  const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -13,6 +13,7 @@ import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './de
 import type { TableAdmin } from './tables.js';
 import { generateTypes } from './typegen.js';
 import { answerFresh } from '../records/fresh.js';
+import { sendJson } from '../http/respond.js';
 
 // The owner's account was checked before routing: writes need no check of their own.
 const UNSCOPED: Access = { scope: null, mode: 'unscoped', writer: null };
@@ -62,28 +63,28 @@ export function adminRoutes(deps: {
 
   router.get('/tables', async (_req, res) => {
     if (await cache.isStale()) await cache.reload();
-    res.json({ data: await tables.list() });
+    sendJson(res, 200, { data: await tables.list() });
   });
   router.post('/tables', ...body, async (req, res) => {
     const { name, columns, policy } = parseCreateTable(req.body);
-    res.status(201).json({ data: await tables.create(name, columns, policy) });
+    sendJson(res, 201, { data: await tables.create(name, columns, policy) });
   });
   router.get('/tables/:name', async (req, res) => {
-    res.json({ data: await fresh(() => tables.describe(String(req.params.name))) });
+    sendJson(res, 200, { data: await fresh(() => tables.describe(String(req.params.name))) });
   });
   router.patch('/tables/:name', tableExists, ...body, async (req, res) => {
     const policy = parsePolicyChange(req.body);
-    res.json({ data: await fresh(() => tables.setPolicy(String(req.params.name), policy)) });
+    sendJson(res, 200, { data: await fresh(() => tables.setPolicy(String(req.params.name), policy)) });
   });
   router.delete('/tables/:name', async (req, res) => {
-    res.json({ data: await fresh(() => tables.drop(String(req.params.name))) });
+    sendJson(res, 200, { data: await fresh(() => tables.drop(String(req.params.name))) });
   });
   router.post('/tables/:name/columns', tableExists, ...body, async (req, res) => {
     const column = parseColumnDefinition(req.body, '');
-    res.status(201).json({ data: await fresh(() => tables.addColumn(String(req.params.name), column)) });
+    sendJson(res, 201, { data: await fresh(() => tables.addColumn(String(req.params.name), column)) });
   });
   router.delete('/tables/:name/columns/:column', async (req, res) => {
-    res.json({ data: await fresh(() => tables.dropColumn(String(req.params.name), String(req.params.column))) });
+    sendJson(res, 200, { data: await fresh(() => tables.dropColumn(String(req.params.name), String(req.params.column))) });
   });
 
   // The owner's record tools: every row of every policy, the owner column an ordinary column.
@@ -92,29 +93,29 @@ export function adminRoutes(deps: {
       const table = tables.find(String(req.params.name));
       return records.list(table, parseListQuery(table, req.query), UNSCOPED);
     });
-    res.json({ data: rows, total });
+    sendJson(res, 200, { data: rows, total });
   });
   router.get('/tables/:name/records/:id', async (req, res) => {
-    res.json({ data: await fresh(() => records.get(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
+    sendJson(res, 200, { data: await fresh(() => records.get(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
   });
   router.post('/tables/:name/records', tableExists, ...body, async (req, res) => {
     const row = await fresh(() => records.create(tables.find(String(req.params.name)), req.body as Record<string, unknown>, UNSCOPED));
-    res.status(201).json({ data: row });
+    sendJson(res, 201, { data: row });
   });
   router.put('/tables/:name/records/:id', tableExists, ...body, async (req, res) => {
     const { row, created } = await fresh(() =>
       records.upsert(tables.find(String(req.params.name)), String(req.params.id), req.body as Record<string, unknown>, UNSCOPED),
     );
-    res.status(created ? 201 : 200).json({ data: row });
+    sendJson(res, created ? 201 : 200, { data: row });
   });
   router.delete('/tables/:name/records/:id', async (req, res) => {
-    res.json({ data: await fresh(() => records.remove(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
+    sendJson(res, 200, { data: await fresh(() => records.remove(tables.find(String(req.params.name)), String(req.params.id), UNSCOPED)) });
   });
 
   router.get('/types', async (_req, res) => {
     // No refusal here to notice a stale cache by: ask the database directly.
     if (await cache.isStale()) await cache.reload();
-    res.json({ data: { typescript: generateTypes(cache.servedTables()) } });
+    sendJson(res, 200, { data: { typescript: generateTypes(cache.servedTables()) } });
   });
   router.get('/users', async (req, res) => {
     const { limit, offset } = pagingOf(req);
@@ -122,7 +123,7 @@ export function adminRoutes(deps: {
       deps.knex('users').select('id', 'email', 'role', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset),
       deps.knex('users').count({ total: '*' }).first(),
     ]);
-    res.json({
+    sendJson(res, 200, {
       data: (rows as Array<{ id: string; email: string; role: string; created_at: Date }>).map((row) => ({
         id: row.id,
         email: row.email,
@@ -133,7 +134,7 @@ export function adminRoutes(deps: {
     });
   });
   router.get('/settings', (_req, res) => {
-    res.json({ data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });
+    sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });
   });
 
   return router;

@@ -4,6 +4,7 @@ import type { AccountService } from './accounts.js';
 import { parseCredentials, parseRefreshBody } from './validation.js';
 import { authenticate, requireUser, userOf } from '../http/credentials.js';
 import { jsonObjectBody } from '../http/body.js';
+import { sendJson } from '../http/respond.js';
 
 /**
  * /auth: sign-up, sign-in, refresh and settings ignore credential headers entirely (a stale Bearer must never block
@@ -14,28 +15,28 @@ export function authRoutes(accounts: AccountService, tokens: TokenService, optio
   const body = jsonObjectBody(options.bodyLimitBytes);
 
   router.post('/signup', ...body, async (req, res) => {
-    res.status(201).json({ data: await accounts.signUp(parseCredentials(req.body)) });
+    sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body)) });
   });
 
   router.post('/signin', ...body, async (req, res) => {
-    res.json({ data: await accounts.signIn(parseCredentials(req.body)) });
+    sendJson(res, 200, { data: await accounts.signIn(parseCredentials(req.body)) });
   });
 
   router.post('/refresh', ...body, async (req, res) => {
-    res.json({ data: await accounts.refresh(parseRefreshBody(req.body)) });
+    sendJson(res, 200, { data: await accounts.refresh(parseRefreshBody(req.body)) });
   });
 
   router.get('/settings', async (_req, res) => {
-    res.json({ data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner() } });
+    sendJson(res, 200, { data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner() } });
   });
 
   router.get('/me', authenticate(tokens), requireUser, async (req, res) => {
-    res.json({ data: await accounts.profile(userOf(req).id) });
+    sendJson(res, 200, { data: await accounts.profile(userOf(req).id) });
   });
 
   router.post('/signout', authenticate(tokens), requireUser, async (req, res) => {
     await accounts.signOut(userOf(req).id);
-    res.json({ data: { signedOut: true } });
+    sendJson(res, 200, { data: { signedOut: true } });
   });
 
   return router;

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from './errors.js';
 import { translateDatabaseError } from './translate.js';
+import { sendJson } from './respond.js';
 
 /** Body-parser failures, by the `type` express 5 gives them. */
 function fromParserError(error: unknown): ApiError | undefined {
@@ -30,7 +31,7 @@ export function errorHandler(report: ErrorReporter): ErrorRequestHandler {
       report(error);
       apiError = new ApiError('INTERNAL_ERROR', 'Something went wrong on the server');
     }
-    res.status(apiError.status).json(apiError.toBody());
+    sendJson(res, apiError.status, apiError.toBody());
   };
 }
 

@@ -9,6 +9,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { parseListQuery } from './query.js';
 import type { Access, RecordService } from './service.js';
 import { answerFresh } from './fresh.js';
+import { sendJson } from '../http/respond.js';
 
 /**
  * `/api/:table`. The order of checks is the contract's: credentials (401) -> table (404) -> policy (403) ->
@@ -52,20 +53,21 @@ export function recordRoutes(deps: {
 
   router.use(authenticate(deps.tokens));
 
-  router.get('/:table', check('read'), async (req, res) => {
+  // GETs read no body: the table and policy checks run inside the handler, with no middleware in between.
+  router.get('/:table', async (req, res) => {
     const { rows, total } = await answerFresh(cache, () => {
       const { table, access } = resolve(req, 'read');
       return records.list(table, parseListQuery(table, req.query), access);
     });
-    res.json({ data: rows, total });
+    sendJson(res, 200, { data: rows, total });
   });
 
-  router.get('/:table/:id', check('read'), async (req, res) => {
+  router.get('/:table/:id', async (req, res) => {
     const row = await answerFresh(cache, () => {
       const { table, access } = resolve(req, 'read');
       return records.get(table, String(req.params.id), access);
     });
-    res.json({ data: row });
+    sendJson(res, 200, { data: row });
   });
 
   router.post('/:table', check('write'), ...body, async (req, res) => {
@@ -73,7 +75,7 @@ export function recordRoutes(deps: {
       const { table, access } = resolve(req, 'write');
       return records.create(table, req.body as Record<string, unknown>, access);
     });
-    res.status(201).json({ data: row });
+    sendJson(res, 201, { data: row });
   });
 
   router.put('/:table/:id', check('write'), ...body, async (req, res) => {
@@ -81,7 +83,7 @@ export function recordRoutes(deps: {
       const { table, access } = resolve(req, 'write');
       return records.upsert(table, String(req.params.id), req.body as Record<string, unknown>, access);
     });
-    res.status(created ? 201 : 200).json({ data: row });
+    sendJson(res, created ? 201 : 200, { data: row });
   });
 
   router.delete('/:table/:id', check('write'), async (req, res) => {
@@ -89,7 +91,7 @@ export function recordRoutes(deps: {
       const { table, access } = resolve(req, 'write');
       return records.remove(table, String(req.params.id), access);
     });
-    res.json({ data: row });
+    sendJson(res, 200, { data: row });
   });
 
   return router;

@@ -27,8 +27,8 @@ export class StaleSchemaError extends Error {
   }
 }
 
-function checkVersion(table: TableSchema, row: Row | undefined): void {
-  if (Number(row?.[VERSION] ?? 0) > table.schemaVersion) throw new StaleSchemaError();
+function checkVersion(table: TableSchema, first: Row): void {
+  if (Number(first[VERSION] ?? 0) > table.schemaVersion) throw new StaleSchemaError();
 }
 
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
@@ -37,28 +37,47 @@ async function run(pool: pg.Pool, { statement, values }: { statement: Statement;
   return result.rows;
 }
 
+const BOOKKEEPING = new Set([TOTAL, VERSION, PRESENT, INSERTED]);
+
+interface Shaped {
+  /** The records, without the bookkeeping columns. */
+  records: Row[];
+  /** The bookkeeping columns of the first row (total, version, ...). */
+  first: Row;
+}
+
+/**
+ * Runs a statement whose rows carry bookkeeping columns and builds the records without them. Deleting properties
+ * from the driver's row objects would turn them into slow dictionaries, which JSON.stringify then crawls through.
+ */
+async function runShaped(pool: pg.Pool, { statement, values }: { statement: Statement; values: unknown[] }): Promise<Shaped> {
+  const result = await pool.query<unknown[]>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
+  const names = result.fields.map((field) => field.name);
+  const keep = names.map((name) => !BOOKKEEPING.has(name));
+  const presentAt = names.indexOf(PRESENT);
+  const first: Row = {};
+  const records: Row[] = [];
+  result.rows.forEach((cells, index) => {
+    if (index === 0) names.forEach((name, column) => BOOKKEEPING.has(name) && (first[name] = cells[column]));
+    // Outer joins mark the rows that carry a record; a page past the end is one row of bookkeeping only.
+    if (presentAt >= 0 && cells[presentAt] !== true) return;
+    const record: Row = {};
+    for (let column = 0; column < names.length; column++) if (keep[column]) record[names[column]!] = cells[column];
+    records.push(record);
+  });
+  return { records, first };
+}
+
 export async function selectPage(pool: pg.Pool, table: TableSchema, query: ListQuery, scope: Scope | null): Promise<{ rows: Row[]; total: number }> {
-  const result = await run(pool, listStatement(table, query, scope));
-  checkVersion(table, result[0]);
-  const total = Number(result[0]?.[TOTAL] ?? 0);
-  const rows: Row[] = [];
-  for (const row of result) {
-    if (row[PRESENT] !== true) continue;
-    delete row[TOTAL];
-    delete row[VERSION];
-    delete row[PRESENT];
-    rows.push(row);
-  }
-  return { rows, total };
+  const { records, first } = await runShaped(pool, listStatement(table, query, scope));
+  checkVersion(table, first);
+  return { rows: records, total: Number(first[TOTAL] ?? 0) };
 }
 
 export async function selectOne(pool: pg.Pool, table: TableSchema, id: unknown, scope: Scope | null): Promise<Row | undefined> {
-  const [row] = await run(pool, getStatement(table, id, scope));
-  checkVersion(table, row);
-  if (row?.[PRESENT] !== true) return undefined;
-  delete row[VERSION];
-  delete row[PRESENT];
-  return row;
+  const { records, first } = await runShaped(pool, getStatement(table, id, scope));
+  checkVersion(table, first);
+  return records[0];
 }
 
 export async function exists(pool: pg.Pool, table: TableSchema, id: unknown): Promise<boolean> {
@@ -82,11 +101,9 @@ export async function upsertOne(
   scope: Scope | null,
   writer: string | null,
 ): Promise<{ row: Row; created: boolean } | undefined> {
-  const row = (await run(pool, upsertStatement(table, insertValues, changes, scope, writer)))[0];
-  if (!row) return undefined;
-  const created = row[INSERTED] === true;
-  delete row[INSERTED];
-  return { row, created };
+  const { records, first } = await runShaped(pool, upsertStatement(table, insertValues, changes, scope, writer));
+  const row = records[0];
+  return row ? { row, created: first[INSERTED] === true } : undefined;
 }
 
 export async function deleteOne(pool: pg.Pool, table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): Promise<Row | undefined> {
