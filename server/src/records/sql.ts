@@ -120,14 +120,8 @@ function writerExists(parameter: number): string {
 
 export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): { statement: Statement; values: unknown[] } {
   const condition = byId(scope, null, 1);
-  const statement = cached(table, `get|${condition.key}`, () => {
-    const name = quote(table.name);
-    // Always one row, so the version comes back even when the record does not.
-    return (
-      `SELECT ${CURRENT_VERSION} AS ${quote(VERSION)}, x.* FROM (SELECT 1) AS one ` +
-      `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name} WHERE ${condition.sql}) x ON true`
-    );
-  });
+  // No row, no version: a miss (404) is double-checked against the schema version by the caller.
+  const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${CURRENT_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
   return { statement, values: [id, ...condition.values] };
 }
 
