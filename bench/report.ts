@@ -36,8 +36,9 @@ export interface Summary {
   p99: number;
   cpuPerRequest: number;
   dbCpuPerRequest: number | null;
-  /** A1+R2 only: A1's throughput while R2 ran. */
+  /** A1+R2 only: A1's throughput and p99 while R2 ran. */
   extraRps?: number;
+  extraP99?: number;
 }
 
 export interface BenchMeta {
@@ -67,12 +68,13 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+const requestsOf = (r: RunRecord) => r.load.responses + (r.extra?.responses ?? 0);
+
 /** Medians over the valid runs of one phase, scenario and server; null when none was valid. */
 export function summarize(records: RunRecord[], phase: RunRecord['phase'], scenario: string, server: ServerName): Summary | null {
   const all = records.filter((r) => r.phase === phase && r.scenario === scenario && r.server === server);
   const valid = all.filter((r) => r.problems.length === 0);
   if (valid.length === 0) return null;
-  const requests = (r: RunRecord) => r.load.responses + (r.extra?.responses ?? 0);
   const db = valid.map((r) => r.dbCpuMs).filter((ms): ms is number => ms !== null);
   return {
     runs: all.length,
@@ -80,10 +82,32 @@ export function summarize(records: RunRecord[], phase: RunRecord['phase'], scena
     rps: median(valid.map((r) => r.load.rps)),
     p50: median(valid.map((r) => r.load.p50)),
     p99: median(valid.map((r) => r.load.p99)),
-    cpuPerRequest: median(valid.map((r) => r.serverCpuMs / requests(r))),
-    dbCpuPerRequest: db.length === valid.length ? median(valid.map((r) => r.dbCpuMs! / requests(r))) : null,
-    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)) } : {}),
+    cpuPerRequest: median(valid.map((r) => r.serverCpuMs / requestsOf(r))),
+    dbCpuPerRequest: db.length === valid.length ? median(valid.map((r) => r.dbCpuMs! / requestsOf(r))) : null,
+    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)), extraP99: median(valid.map((r) => r.extra!.p99)) } : {}),
   };
+}
+
+type Pick = (r: RunRecord) => number;
+const RPS: Pick = (r) => r.load.rps;
+const P99: Pick = (r) => r.load.p99;
+const CPU: Pick = (r) => r.serverCpuMs / requestsOf(r);
+
+/**
+ * The median over rounds of `a / b`, each round's runs paired: within a round the two runs are minutes apart at most,
+ * so whatever else the machine was doing then weighs on both, and drops out of their ratio. Rounds where either run
+ * was invalid are left out; null when none is left.
+ */
+export function pairedRatio(records: RunRecord[], phase: RunRecord['phase'], a: [string, ServerName], b: [string, ServerName], pick: Pick): number | null {
+  const find = (round: number, [scenario, server]: [string, ServerName]) =>
+    records.find((r) => r.phase === phase && r.round === round && r.scenario === scenario && r.server === server && r.problems.length === 0);
+  const ratios: number[] = [];
+  for (const round of new Set(records.map((r) => r.round))) {
+    const x = find(round, a);
+    const y = find(round, b);
+    if (x && y) ratios.push(pick(x) / pick(y));
+  }
+  return ratios.length ? median(ratios) : null;
 }
 
 export interface TargetCheck {
@@ -97,23 +121,17 @@ export interface TargetCheck {
 /** The targets of issue 6, each checked for both Basalt configurations against the same run's baseline. */
 export function checkTargets(records: RunRecord[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const get = (scenario: string, server: ServerName) => summarize(records, 'main', scenario, server);
   const add = (target: string, scenario: string, server: ServerName, value: number | null, ok: (v: number) => boolean) =>
     checks.push({ target, scenario, server, value, pass: value !== null && Number.isFinite(value) && ok(value) });
   for (const server of BASALTS) {
     for (const scenario of ['R1', 'R2', 'R3', 'W1', 'W2', 'A1']) {
-      const basalt = get(scenario, server);
-      const baseline = get(scenario, 'baseline');
-      const ratio = basalt && baseline ? basalt.rps / baseline.rps : null;
+      const versus = (pick: Pick) => pairedRatio(records, 'main', [scenario, server], [scenario, 'baseline'], pick);
       const minimum = scenario.startsWith('R') ? 0.7 : scenario.startsWith('W') ? 0.6 : 1.7;
-      add(`req/s >= ${minimum} x baseline`, scenario, server, ratio, (v) => v >= minimum);
-      if (scenario.startsWith('R')) {
-        add('p99 <= 2 x baseline', scenario, server, basalt && baseline ? basalt.p99 / baseline.p99 : null, (v) => v <= 2);
-      }
+      add(`req/s >= ${minimum} x baseline`, scenario, server, versus(RPS), (v) => v >= minimum);
+      if (scenario.startsWith('R')) add('p99 <= 2 x baseline', scenario, server, versus(P99), (v) => v <= 2);
     }
-    const alone = get('R2', server);
-    const during = get(CONCURRENT, server);
-    add('R2 p99 during A1 <= 3 x R2 p99 alone', CONCURRENT, server, alone && during ? during.p99 / alone.p99 : null, (v) => v <= 3);
+    const underSignIns = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
+    add('R2 p99 during A1 <= 3 x R2 p99 alone', CONCURRENT, server, underSignIns, (v) => v <= 3);
   }
   return checks;
 }
@@ -131,10 +149,9 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
       const all = records.filter((r) => r.phase === phase && r.scenario === scenario && r.server === server);
       if (all.length === 0) continue;
       const s = summarize(records, phase, scenario, server);
-      const base = server === 'baseline' ? null : summarize(records, phase, scenario, 'baseline');
       // A1+R2 has its own table: against a baseline whose event loop bcrypt blocks, its ratios say nothing more.
       const plain = server === 'baseline' || scenario === CONCURRENT;
-      const ratio = (pick: (x: Summary) => number) => (plain ? '' : fmt(s && base ? pick(s) / pick(base) : null, 2));
+      const ratio = (pick: Pick) => (plain ? '' : fmt(pairedRatio(records, phase, [scenario, server], [scenario, 'baseline'], pick), 2));
       const validity = s ? `${s.valid}/${s.runs}` : `**0/${all.length} (INVALID)**`;
       rows.push([
         scenario,
@@ -144,9 +161,9 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
         fmt(s?.p99, 2),
         fmt(s?.cpuPerRequest, 3),
         fmt(s?.dbCpuPerRequest, 3),
-        ratio((x) => x.rps),
-        ratio((x) => x.p99),
-        ratio((x) => x.cpuPerRequest),
+        ratio(RPS),
+        ratio(P99),
+        ratio(CPU),
         validity,
       ]);
     }
@@ -174,11 +191,12 @@ function targetsTable(checks: TargetCheck[]): string {
 
 function concurrentTable(records: RunRecord[]): string {
   return table(
-    ['Server', 'R2 p99 alone ms', 'R2 p99 during A1 ms', 'ratio', 'R2 req/s during A1', 'A1 req/s during R2'],
+    ['Server', 'R2 p99 alone ms', 'R2 p99 during A1 ms', 'ratio', 'R2 req/s during A1', 'A1 req/s during R2', 'A1 p99 ms during R2'],
     SERVERS.map((server) => {
       const alone = summarize(records, 'main', 'R2', server);
       const during = summarize(records, 'main', CONCURRENT, server);
-      return [SERVER_LABELS[server], fmt(alone?.p99, 2), fmt(during?.p99, 2), fmt(alone && during ? during.p99 / alone.p99 : null, 2), fmt(during?.rps, 0), fmt(during?.extraRps, 1)];
+      const ratio = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
+      return [SERVER_LABELS[server], fmt(alone?.p99, 2), fmt(during?.p99, 2), fmt(ratio, 2), fmt(during?.rps, 0), fmt(during?.extraRps, 1), fmt(during?.extraP99, 0)];
     }),
   );
 }
@@ -186,8 +204,7 @@ function concurrentTable(records: RunRecord[]): string {
 function growthTable(records: RunRecord[], meta: BenchMeta): string {
   const rows: string[][] = [];
   for (const scenario of ['R1', 'R2', 'R3']) {
-    const baselineBig = summarize(records, 'growth', scenario, 'baseline');
-    for (const server of SERVERS) {
+    for (const server of SERVERS.filter((name) => records.some((r) => r.phase === 'growth' && r.server === name))) {
       const small = summarize(records, 'main', scenario, server);
       const big = summarize(records, 'growth', scenario, server);
       rows.push([
@@ -199,7 +216,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
         fmt(small?.p99, 1),
         fmt(big?.p99, 1),
         fmt(big?.dbCpuPerRequest, 2),
-        server === 'baseline' ? '' : fmt(big && baselineBig ? big.rps / baselineBig.rps : null, 2),
+        server === 'baseline' ? '' : fmt(pairedRatio(records, 'growth', [scenario, server], [scenario, 'baseline'], RPS), 2),
       ]);
     }
   }
@@ -237,8 +254,10 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '',
     '### Targets (issue 6)',
     '',
-    'Ratios are Basalt / baseline of the medians below. WORKERS=1 is the like-for-like comparison with the one-process',
-    'baseline; WORKERS=2 shows what a second process buys when load generator, server and Postgres share the cores.',
+    'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
+    'round (minutes apart at most, so load from elsewhere on the machine weighs on both). WORKERS=1 is the like-for-like',
+    'comparison with the one-process baseline; WORKERS=2 shows what a second process buys when load generator, server',
+    'and Postgres share the cores.',
     '',
     targetsTable(checks),
     '',
@@ -248,8 +267,9 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '',
     resultsTable(records, 'main', main),
     '',
-    'CPU is per completed request: user + system time of the server process tree (Basalt: primary, workers, their',
-    'bcrypt threads) and of the whole Postgres server (its postmaster tree) between the start and end of the run.',
+    'Ratio columns are paired per round, as above. CPU is per completed request: user + system time of the server',
+    'process tree (Basalt: primary, workers, their bcrypt threads) and of the whole Postgres server (its postmaster',
+    'tree) between the start and end of the run.',
     '',
     '### Sign-in under load: A1 and R2 at once',
     '',
@@ -308,7 +328,7 @@ export function writeReport(file: string, generated: string): void {
 
 /** One line per run on the terminal as the benchmark goes. */
 export function describeRun(r: RunRecord): string {
-  const requests = r.load.responses + (r.extra?.responses ?? 0);
+  const requests = requestsOf(r);
   const extra = r.extra ? `; A1 ${fmt(r.extra.rps, 1)} req/s` : '';
   const head = `${r.phase === 'growth' ? `[${r.rows.toLocaleString('en-US')} rows] ` : ''}round ${r.round} ${r.scenario.padEnd(5)} ${r.server.padEnd(8)}`;
   return `${head} ${fmt(r.load.rps, 0).padStart(7)} req/s  p50 ${fmt(r.load.p50, 2)} ms  p99 ${fmt(r.load.p99, 2)} ms  cpu ${fmt(r.serverCpuMs / requests, 3)} ms/req${extra}`;
