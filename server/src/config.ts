@@ -21,6 +21,8 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   workers: number;
+  /** Connections of each process's record pool. */
+  poolSize: number;
   signupEnabled: boolean;
   configPath: string;
 }
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && (!jwtSecret || jwtSecret.length < 32)) {
     throw new ConfigError('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
   }
+  const workers = parseInteger(env.WORKERS, 'WORKERS', production ? os.availableParallelism() : 1, 1, 64);
   const corsOrigins = env.CORS_ORIGINS?.trim()
     ? env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean)
     : null;
@@ -94,7 +97,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: env.BODY_LIMIT ? parseByteSize(env.BODY_LIMIT, 'BODY_LIMIT') : 1024 * 1024,
     logLevel: env.LOG_LEVEL || 'info',
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data')),
-    workers: parseInteger(env.WORKERS, 'WORKERS', production ? os.availableParallelism() : 1, 1, 64),
+    workers,
+    // Ten connections per machine by default, shared by its processes: N pools of 10 on one Postgres would run N
+    // times as many counts at once and stretch every tail.
+    poolSize: parseInteger(env.DB_POOL_SIZE, 'DB_POOL_SIZE', Math.max(2, Math.ceil(10 / workers)), 1, 500),
     signupEnabled: readProjectConfig(configPath).signupEnabled,
     configPath,
   };

@@ -22,6 +22,7 @@ export async function serve(config: Config, options: { databaseUrl: string; jwtS
     jwtSecret: options.jwtSecret,
     bcryptCost: config.bcryptCost,
     signupEnabled: config.signupEnabled,
+    poolSize: config.poolSize,
     onError: (error) => logger.warn({ err: error }, 'database listener'),
   });
   const app = createApp(services, {

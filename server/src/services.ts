@@ -40,7 +40,7 @@ export interface Services {
 /** Connects, migrates, loads the schema cache and starts listening for schema changes. */
 export async function createServices(options: ServiceOptions): Promise<Services> {
   // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
-  const knex = createKnex(options.databaseUrl, { poolSize: 5 });
+  const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
