@@ -1,13 +1,12 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
 import type { AccountService } from '../auth/accounts.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { authenticate, callerOf } from '../http/credentials.js';
 import { jsonObjectBody } from '../http/body.js';
-import { ApiError, invalidParameter, unauthorized } from '../http/errors.js';
-import { parseListQuery } from '../records/query.js';
+import { ApiError, unauthorized } from '../http/errors.js';
+import { parseListQuery, parsePaging } from '../records/query.js';
 import type { Access, RecordService } from '../records/service.js';
 import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './definitions.js';
 import type { TableAdmin } from './tables.js';
@@ -17,16 +16,6 @@ import { sendJson } from '../http/respond.js';
 
 // The owner's account was checked before routing: writes need no check of their own.
 const UNSCOPED: Access = { scope: null, mode: 'unscoped', writer: null };
-
-function pagingOf(req: Request): { limit: number; offset: number } {
-  const read = (name: string, fallback: number) => {
-    const value = req.query[name];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) throw invalidParameter(name, `${name} must be a whole number >= 0`);
-    return Number(value);
-  };
-  return { limit: Math.min(read('limit', DEFAULT_LIMIT), MAX_LIMIT), offset: read('offset', 0) };
-}
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -118,7 +107,7 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: { typescript: generateTypes(cache.servedTables()) } });
   });
   router.get('/users', async (req, res) => {
-    const { limit, offset } = pagingOf(req);
+    const { limit, offset } = parsePaging(req.query);
     const [rows, count] = await Promise.all([
       deps.knex('users').select('id', 'email', 'role', 'created_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset),
       deps.knex('users').count({ total: '*' }).first(),

@@ -62,13 +62,17 @@ function parseOrder(table: TableSchema, value: string | undefined): OrderTerm[] 
   return terms;
 }
 
+/** `limit` (default 20, clamped to 100) and `offset` of a listing: whole numbers, each given at most once. */
+export function parsePaging(params: QueryParams): { limit: number; offset: number } {
+  return { limit: Math.min(wholeNumber(params, 'limit', DEFAULT_LIMIT), MAX_LIMIT), offset: wholeNumber(params, 'offset', 0) };
+}
+
 /**
  * `GET /api/:table` query: limit (default 20, clamped to 100), offset, order and equality filters, each filter value
  * coerced to its column's type. Any parameter given twice is 400 naming it.
  */
 export function parseListQuery(table: TableSchema, params: QueryParams): ListQuery {
-  const limit = Math.min(wholeNumber(params, 'limit', DEFAULT_LIMIT), MAX_LIMIT);
-  const offset = wholeNumber(params, 'offset', 0);
+  const { limit, offset } = parsePaging(params);
   const order = parseOrder(table, single(params, 'order'));
   const filters: Filter[] = [];
   for (const name of Object.keys(params)) {
