@@ -65,7 +65,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tokens,
       passwords,
       accounts,
-      records: new RecordService(pool, cache),
+      records: new RecordService(pool, cache, (userId) => accounts.userExists(userId)),
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {

@@ -82,9 +82,14 @@ describe('credentials', () => {
 
   it('answers 401 on writes when the account behind a valid token is gone', async () => {
     const gone = await signUp(h);
+    const created = await h.request().post('/api/mine').set(gone.auth).send({ title: 'kept' });
+    const id = created.body.data.id as string;
+    // The row goes with the account (on delete cascade): PUT and DELETE find nothing and must still say 401.
     await h.services.knex('users').where({ id: gone.id }).delete();
     const response = await h.request().post('/api/mine').set(gone.auth).send({ title: 'x' });
     expect(response.status).toBe(401);
+    expect((await h.request().put(`/api/mine/${id}`).set(gone.auth).send({ title: 'y' })).status).toBe(401);
+    expect((await h.request().delete(`/api/mine/${id}`).set(gone.auth)).status).toBe(401);
   });
 });
 

@@ -37,6 +37,8 @@ export class RecordService {
   constructor(
     private readonly pool: pg.Pool,
     private readonly cache: SchemaCache,
+    /** AccountService.userExists: asked only when a write changed nothing, to say why. */
+    private readonly userExists: (userId: string) => Promise<boolean>,
   ) {}
 
   /** A write that changed nothing may have been refused by the schema-version guard: then it is answered again. */
@@ -45,9 +47,7 @@ export class RecordService {
   }
 
   private async writerExists(writer: string | null): Promise<boolean> {
-    if (writer === null) return true;
-    const result = await this.pool.query({ name: 'basalt_user_exists', text: 'SELECT 1 FROM users WHERE id = $1', values: [writer] });
-    return result.rows.length > 0;
+    return writer === null || this.userExists(writer);
   }
 
   /** Nothing was written: the schema moved on, the writer's account is gone (401), or the row is not theirs (404). */
