@@ -22,7 +22,8 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-async function onServer<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One short-lived connection to run a few statements on. */
+export async function onServer<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
+import { onServer } from './processes.js';
 
 const PASSWORD = 'bench-password-1';
 /** W2 updates random rows among these; W1 adds rows beside them. */
@@ -43,22 +44,12 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     r3Total: 0,
     myRows: MY_ROWS,
   };
-  await withClient(databaseUrl, async (client) => {
+  await onServer(databaseUrl, async (client) => {
     await insertRows(client, MY_ITEMS, MY_ITEM_PREFIX, MY_ROWS, memberUser.id);
     await client.query(`VACUUM ANALYZE ${MY_ITEMS}`);
   });
   await seedItems(databaseUrl, project, rows);
   return project;
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }
 
 async function insertRows(client: pg.Client, table: string, prefix: string, rows: number, userId: string): Promise<void> {
@@ -76,7 +67,7 @@ async function insertRows(client: pg.Client, table: string, prefix: string, rows
  * autovacuum would soon do on a real table, so counts can use index-only scans.
  */
 export async function seedItems(databaseUrl: string, project: BenchProject, rows: number): Promise<void> {
-  await withClient(databaseUrl, async (client) => {
+  await onServer(databaseUrl, async (client) => {
     await client.query(`DROP INDEX IF EXISTS ${ITEMS}_score_idx`);
     await client.query(`TRUNCATE ${ITEMS}`);
     await insertRows(client, ITEMS, ITEM_PREFIX, rows, project.member.id);

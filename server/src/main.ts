@@ -57,7 +57,13 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, production: config.production });
 
   if (cluster.isWorker) {
-    const server = await serve(config, { databaseUrl: process.env[WORKER_ENV.databaseUrl]!, jwtSecret: process.env[WORKER_ENV.secret]!, logger });
+    // The primary migrated before forking.
+    const server = await serve(config, {
+      databaseUrl: process.env[WORKER_ENV.databaseUrl]!,
+      jwtSecret: process.env[WORKER_ENV.secret]!,
+      logger,
+      prepared: true,
+    });
     onShutdown(logger, () => server.stop());
     return;
   }

@@ -15,7 +15,10 @@ export interface RunningServer {
 }
 
 /** One HTTP process: services on the given database, the app, listening on the configured port. */
-export async function serve(config: Config, options: { databaseUrl: string; jwtSecret: string; logger: Logger }): Promise<RunningServer> {
+export async function serve(
+  config: Config,
+  options: { databaseUrl: string; jwtSecret: string; logger: Logger; prepared?: boolean },
+): Promise<RunningServer> {
   const { logger } = options;
   const services = await createServices({
     databaseUrl: options.databaseUrl,
@@ -23,6 +26,7 @@ export async function serve(config: Config, options: { databaseUrl: string; jwtS
     bcryptCost: config.bcryptCost,
     signupEnabled: config.signupEnabled,
     poolSize: config.poolSize,
+    prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'database listener'),
   });
   const app = createApp(services, {

@@ -18,6 +18,8 @@ export interface ServiceOptions {
   poolSize?: number;
   /** false: do not LISTEN for schema changes (tests of the version guard alone). */
   listen?: boolean;
+  /** false: migrations and the DDL trigger were already done (by a cluster primary before it forked). */
+  prepare?: boolean;
   /** Reports errors that are not answered to a client (listener drops, unexpected failures). */
   onError?: (error: unknown) => void;
 }
@@ -47,8 +49,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   let listener: SchemaListener | undefined;
   const passwords = new PasswordHasher(options.bcryptCost);
   try {
-    await migrate(knex);
-    await installDdlTrigger(knex);
+    if (options.prepare !== false) {
+      await migrate(knex);
+      await installDdlTrigger(knex);
+    }
     const cache = new SchemaCache(knex);
     const reload = () => {
       cache.reload().catch((error: unknown) => options.onError?.(error));
