@@ -1,17 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
-import { REQUEST_ID_HEADER } from '@basalt/contract';
 import { PROJECT_ROOT } from './config.js';
 import type { Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { recordRoutes } from './records/routes.js';
 import { adminRoutes } from './admin/routes.js';
-import { cors } from './http/cors.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './http/errors.js';
-import { randomId } from './auth/tokens.js';
-import { requestLog } from './http/requestLog.js';
+import { requestFrame } from './http/frame.js';
 import type { Logger } from './logger.js';
 import { sendJson } from './http/respond.js';
 
@@ -25,13 +22,6 @@ export interface AppOptions {
   reportError?: ErrorReporter;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Request ids: a random prefix per process and a counter, unique without spending random bytes on every request. */
-const requestIdPrefix = randomId(6);
-let requestCounter = 0;
-const nextRequestId = () => `${requestIdPrefix}-${(requestCounter++).toString(36)}`;
-
 /** Builds the HTTP app from the services; it does not listen, so tests mount it directly. */
 export function createApp(services: Services, options: AppOptions): Express {
   const app = express();
@@ -40,15 +30,11 @@ export function createApp(services: Services, options: AppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use((req, res, next) => {
-    const given = req.headers[REQUEST_ID_HEADER];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
-    res.setHeader('X-Request-Id', id);
-    next();
-  });
-  if (options.logger) app.use(requestLog(options.logger));
-  app.use(cors(options.corsOrigins));
+  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins }));
 
+  const shared = { bodyLimitBytes: options.bodyLimitBytes };
+  // The record API first: it is the hot path, and every layer in front of it is matched on every request.
+  app.use('/api', ...recordRoutes({ ...services, ...shared }));
   app.get('/health', async (_req, res) => {
     try {
       await services.knex.raw('SELECT 1');
@@ -57,10 +43,6 @@ export function createApp(services: Services, options: AppOptions): Express {
     }
     sendJson(res, 200, { data: { status: 'ok' } });
   });
-
-  const shared = { bodyLimitBytes: options.bodyLimitBytes };
-  // The record API first: it is the hot path, and every layer in front of it is matched on every request.
-  app.use('/api', recordRoutes({ ...services, ...shared }));
   app.use('/auth', authRoutes(services.accounts, services.tokens, { ...shared, signupEnabled: services.signupEnabled }));
   app.use('/admin', adminRoutes({ ...services, ...shared }));
 

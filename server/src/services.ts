@@ -4,6 +4,7 @@ import { AccountService } from './auth/accounts.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
+import { recordTypes } from './db/recordTypes.js';
 import { migrate } from './db/migrate.js';
 import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
@@ -43,7 +44,7 @@ export interface Services {
 export async function createServices(options: ServiceOptions): Promise<Services> {
   // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
   const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: recordTypes });
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
   let listener: SchemaListener | undefined;

@@ -118,6 +118,45 @@ describe('get', () => {
     expect(missing.status).toBe(404);
     expect(errorOf(missing).code).toBe('NOT_FOUND');
   });
+
+  it('reads the same record and page with a trailing slash, by HEAD, and with a percent-encoded id', async () => {
+    const created = await put(encodeURIComponent('with space/and slash'), { title: 'encoded' });
+    expect(created.status).toBe(201);
+    const path = `/api/${T}/${encodeURIComponent('with space/and slash')}`;
+    const plain = await h.request().get(path).set(member.auth);
+    expect(plain.status).toBe(200);
+    expect(plain.body.data.id).toBe('with space/and slash');
+    expect((await h.request().get(`${path}/`).set(member.auth)).body).toEqual(plain.body);
+    const head = await h.request().head(path).set(member.auth);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toMatch(/^application\/json/);
+    const page = await h.request().get(`/api/${T}/?limit=1`).set(member.auth);
+    expect(page.status).toBe(200);
+    expect(page.body.data).toHaveLength(1);
+    expect((await h.request().get(`/api/${encodeURIComponent(T)}/${encodeURIComponent('with space/and slash')}`).set(member.auth)).body).toEqual(plain.body);
+  });
+
+  it('answers 400 for a path that is not valid percent-encoding, after the credentials', async () => {
+    for (const path of [`/api/${T}/%E0%A4%A`, `/api/${T}/%zz`, '/api/%zz', '/api/%zz/1']) {
+      const response = await h.request().get(path).set(member.auth);
+      expect(response.status, path).toBe(400);
+      expect(errorOf(response).code).toBe('VALIDATION_ERROR');
+      expect((await h.request().get(path)).status, `${path} without credentials`).toBe(401);
+    }
+    // The routes Express matches decode their parameters the same way, with the same answer.
+    const write = await h.request().put(`/api/${T}/%zz`).set(member.auth).send({ title: 'x' });
+    expect(write.status).toBe(400);
+    expect(errorOf(write).code).toBe('VALIDATION_ERROR');
+  });
+
+  it('answers 404 for paths with more segments, with an empty segment, and for methods the API does not have', async () => {
+    for (const path of [`/api/${T}/a/b`, `/api//${T}`, `/api/${T}//`]) {
+      const response = await h.request().get(path).set(member.auth);
+      expect(response.status, path).toBe(404);
+      expect(errorOf(response).code).toBe('NOT_FOUND');
+    }
+    expect((await h.request().patch(`/api/${T}/x`).set(member.auth).send({})).status).toBe(404);
+  });
 });
 
 describe('upsert (PUT)', () => {

@@ -28,6 +28,19 @@ export const unauthorized = (message = 'Missing or invalid credentials') => new 
 export const tokenExpired = () =>
   new ApiError('UNAUTHORIZED', 'The access token has expired; refresh it', { reason: TOKEN_EXPIRED_REASON });
 
+/** A path segment that is not valid percent-encoding (`%E0%A4`, `%zz`). */
+export const invalidPathEncoding = () => new ApiError('VALIDATION_ERROR', 'The path is not valid percent-encoding');
+
+/** A path segment as Express decodes route parameters; bad percent-encoding is the caller's 400. */
+export function decodePathSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalidPathEncoding();
+  }
+}
+
 export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', message);
 
 export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`) =>

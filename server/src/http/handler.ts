@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError, invalidPathEncoding } from './errors.js';
 import { translateDatabaseError } from './translate.js';
 import { sendJson } from './respond.js';
 
-/** Body-parser failures, by the `type` express 5 gives them. */
-function fromParserError(error: unknown): ApiError | undefined {
+/** Failures of Express's own parts: body parsing, by the `type` express 5 gives them, and parameter decoding. */
+function fromExpressError(error: unknown): ApiError | undefined {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.parse.failed') return new ApiError('INVALID_JSON', 'The request body is not valid JSON');
   if (type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is too large');
@@ -14,6 +14,8 @@ function fromParserError(error: unknown): ApiError | undefined {
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
     return new ApiError('VALIDATION_ERROR', 'The request body could not be read');
   }
+  // The router's decoding of route parameters (`/admin/tables/%zz`) throws a URIError it marks 400.
+  if (error instanceof URIError) return invalidPathEncoding();
   return undefined;
 }
 
@@ -26,7 +28,7 @@ export function errorHandler(report: ErrorReporter): ErrorRequestHandler {
       next(error);
       return;
     }
-    let apiError = fromParserError(error) ?? translateDatabaseError(error);
+    let apiError = fromExpressError(error) ?? translateDatabaseError(error);
     if (!apiError) {
       report(error);
       apiError = new ApiError('INTERNAL_ERROR', 'Something went wrong on the server');

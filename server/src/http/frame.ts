@@ -1,0 +1,30 @@
+import type { RequestHandler } from 'express';
+import { REQUEST_ID_HEADER } from '@basalt/contract';
+import { randomId } from '../auth/tokens.js';
+import type { Logger } from '../logger.js';
+import { cors } from './cors.js';
+import { requestLog } from './requestLog.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Request ids: a random prefix per process and a counter, unique without spending random bytes on every request. */
+const requestIdPrefix = randomId(6);
+let requestCounter = 0;
+const nextRequestId = () => `${requestIdPrefix}-${(requestCounter++).toString(36)}`;
+
+/**
+ * What every request gets before any route: its request id (the client's when it is a sane one), its log line and
+ * the CORS headers; preflights are answered here. One middleware rather than three, because every layer in front of
+ * the routes is matched and called on every request.
+ */
+export function requestFrame(options: { logger?: Logger; corsOrigins: string[] | null }): RequestHandler {
+  const log = options.logger ? requestLog(options.logger) : null;
+  const applyCors = cors(options.corsOrigins);
+  return (req, res, next) => {
+    const given = req.headers[REQUEST_ID_HEADER];
+    res.setHeader('X-Request-Id', typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId());
+    log?.(req, res);
+    if (applyCors(req, res)) return;
+    next();
+  };
+}
