@@ -18,6 +18,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** Every response's time, sorted; kept until slices of one run are merged (`mergeLoads`), then dropped. */
+  latencies?: Float64Array;
 }
 
 function percentile(sorted: Float64Array, fraction: number): number {
@@ -63,6 +65,33 @@ export async function runLoad(url: string, next: () => HttpRequest, options: Loa
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
+    latencies: sorted,
+  };
+}
+
+/** One result from the slices of a run: responses and time added up, percentiles over every response of them all. */
+export function mergeLoads(slices: LoadResult[]): LoadResult {
+  const responses = slices.reduce((sum, slice) => sum + slice.responses, 0);
+  const durationS = slices.reduce((sum, slice) => sum + slice.durationS, 0);
+  const all = new Float64Array(responses);
+  let at = 0;
+  for (const slice of slices) {
+    if (!slice.latencies) throw new Error('mergeLoads needs the latencies of every slice');
+    all.set(slice.latencies, at);
+    at += slice.latencies.length;
+  }
+  all.sort();
+  const statuses: Record<string, number> = {};
+  for (const slice of slices) for (const [status, n] of Object.entries(slice.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  return {
+    responses,
+    durationS,
+    rps: responses / durationS,
+    p50: percentile(all, 0.5),
+    p99: percentile(all, 0.99),
+    statuses,
+    errors: slices.reduce((sum, slice) => sum + slice.errors, 0),
+    timeouts: slices.reduce((sum, slice) => sum + slice.timeouts, 0),
   };
 }
 

@@ -54,6 +54,8 @@ export interface BenchMeta {
   growthRows: number | null;
   rounds: number;
   durationS: number;
+  /** Slices per run of R1-R3, W1, W2 (the servers taking turns slice by slice); 1 when runs are whole. */
+  slices: number;
   connections: number;
   requestLogLines: number;
   elapsedS: number;
@@ -251,7 +253,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '',
     `- Machine: ${meta.machine}; load average ${meta.load}`,
     `- Basalt as built from ${meta.source}; Node ${meta.node}; PostgreSQL ${meta.postgres}`,
-    `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} rounds, servers alternating within every round; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
+    `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} rounds, servers alternating within every round${meta.slices > 1 ? ` (R1-R3, W1, W2: in ${meta.slices} slices of ${fmt(meta.durationS / meta.slices, 1)} s, the servers taking turns slice by slice)` : ''}; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
     `- One bcryptjs compare at cost 10 takes ${fmt(meta.bcryptCompareMs, 1)} ms here: one core signs in at most ${fmt(meta.bcryptCompareMs ? 1000 / meta.bcryptCompareMs : null, 1)} times a second`,
     `- Basalt: \`NODE_ENV=production LOG_LEVEL=info BCRYPT_COST=10\`, request log on (${meta.requestLogLines.toLocaleString('en-US')} JSON lines written); the baseline: one process, pool of 10 like each Basalt process, bcryptjs on its main thread`,
     ...(meta.overallRate
@@ -264,7 +266,8 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '### Targets (issue 6)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
-    'round (minutes apart at most, so load from elsewhere on the machine weighs on both). WORKERS=1 is the like-for-like',
+    'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
+    'on all of them alike (sign-in runs, which leave hashing queued, run whole, minutes apart at most). WORKERS=1 is the like-for-like',
     'comparison with the one-process baseline; WORKERS=2 shows what a second process buys when load generator, server',
     'and Postgres share the cores.',
     '',

@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { freePort, provisionDatabase, settle, startServer, treeCpuMs, type BenchDatabase, type ServerProcess } from './processes.js';
-import { loadProblems, runLoad, type LoadOptions } from './load.js';
+import { loadProblems, mergeLoads, runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { A1, R1, R2, READS, SCENARIOS, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
 import { createProject, seedItems } from './seed.js';
 import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
@@ -27,6 +27,8 @@ export interface BenchOptions {
   growthRows: number | null;
   rounds: number;
   durationS: number;
+  /** Slices each run is cut into, the servers taking turns slice by slice (1: whole runs in turn). */
+  slices: number;
   connections: number;
   warmupS: number;
   /** Requests per second per run over all connections; 0 is flat out. */
@@ -54,6 +56,8 @@ const HELP = `npm run bench -- [options]
   --no-growth         skip the growth part
   --rounds N          rounds, servers alternating within each (default 3)
   --duration S        seconds per run (default 4; sign-ins alone run 2.5 times as long)
+  --slices N          cut each run of R1-R3, W1, W2 into N slices, the servers taking turns slice by slice
+                      (default 4, smoke 2; 1: whole runs; sign-in runs and the growth part always run whole)
   --connections N     keep-alive connections (default 32)
   --out FILE          report file (default docs/performance.md; smoke: none)
   --database-url URL  Postgres server to create the benchmark database on
@@ -69,6 +73,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-growth': { type: 'boolean', default: false },
       rounds: { type: 'string' },
       duration: { type: 'string' },
+      slices: { type: 'string' },
       connections: { type: 'string' },
       out: { type: 'string' },
       'database-url': { type: 'string' },
@@ -95,6 +100,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     growthRows: growth !== null && growth > rows ? growth : null,
     rounds: Math.round(number(values.rounds, smoke ? 1 : 3, 'rounds')),
     durationS: number(values.duration, smoke ? 1 : 4, 'duration'),
+    slices: Math.round(number(values.slices, smoke ? 2 : 4, 'slices')),
     connections: Math.round(number(values.connections, smoke ? 4 : 32, 'connections')),
     warmupS: smoke ? 0 : 2,
     overallRate: smoke ? 300 : 0,
@@ -167,27 +173,72 @@ function loadOptions(bench: Bench, scenarios: Scenario[]): LoadOptions {
   return { connections: bench.options.connections, durationS: Math.ceil(bench.options.durationS * factor), overallRate: bench.options.overallRate };
 }
 
-async function measure(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[]): Promise<RunRecord> {
+/** One stretch of load on one server, with the CPU its process tree and Postgres spent meanwhile. */
+interface Sample {
+  load: LoadResult;
+  extra?: LoadResult;
+  serverCpuMs: number;
+  dbCpuMs: number | null;
+}
+
+async function sample(bench: Bench, name: ServerName, label: string, scenarios: Scenario[], options: LoadOptions): Promise<Sample> {
   const server = bench.servers[name];
   await settle(SERVERS.map((other) => bench.servers[other].pid));
   server.drainLog();
   const cpuBefore = treeCpuMs(server.pid);
   const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
-  const [load, extra] = await Promise.all(scenarios.map((scenario) => runLoad(server.url, () => scenario.next(bench.project), loadOptions(bench, scenarios))));
+  const [load, extra] = await Promise.all(scenarios.map((scenario) => runLoad(server.url, () => scenario.next(bench.project), options)));
   const serverCpuMs = treeCpuMs(server.pid) - cpuBefore;
   const dbCpuMs = dbBefore === null ? null : treeCpuMs(bench.db.postmasterPid!) - dbBefore;
   const log = server.drainLog();
   bench.logLines[name] = (bench.logLines[name] ?? 0) + log.requestLines;
   for (const problem of log.problems) bench.problems.push(`log of ${name} during ${label}: ${problem}`);
-  const problems = [...loadProblems(load!), ...(extra ? loadProblems(extra, true).map((p) => `A1 side: ${p}`) : [])];
+  return { load: load!, serverCpuMs, dbCpuMs, ...(extra ? { extra } : {}) };
+}
+
+function record(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[], run: Sample): RunRecord {
+  const problems = [...loadProblems(run.load), ...(run.extra ? loadProblems(run.extra, true).map((p) => `A1 side: ${p}`) : [])];
   for (const scenario of scenarios) {
     const failed = bench.failedChecks.get(`${name} ${scenario.name}`);
     if (failed) problems.push(`failed its check: ${failed}`);
   }
-  const record: RunRecord = { phase, rows: bench.project.rows, round, server: name, scenario: label, load: load!, serverCpuMs, dbCpuMs, problems, ...(extra ? { extra } : {}) };
-  console.log(describeRun(record));
+  // The latencies were only needed for the percentiles: a run keeps its numbers, not every response time.
+  const { latencies: _latencies, ...load } = run.load;
+  const extra = run.extra ? (({ latencies: _, ...rest }) => rest)(run.extra) : undefined;
+  const result: RunRecord = { phase, rows: bench.project.rows, round, server: name, scenario: label, load, serverCpuMs: run.serverCpuMs, dbCpuMs: run.dbCpuMs, problems, ...(extra ? { extra } : {}) };
+  console.log(describeRun(result));
   if (problems.length) console.error(`!!! INVALID RUN (${phase} round ${round} ${label} on ${name}): ${problems.join('; ')}`);
-  return record;
+  return result;
+}
+
+/** Each server in turn, one whole run each. */
+async function measureInTurn(bench: Bench, servers: ServerName[], label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[]): Promise<RunRecord[]> {
+  const records: RunRecord[] = [];
+  for (const name of servers) records.push(record(bench, name, label, phase, round, scenarios, await sample(bench, name, label, scenarios, loadOptions(bench, scenarios))));
+  return records;
+}
+
+/**
+ * The servers take turns in slices of one run (A B C A B C ...), and each server's slices make its run: whatever
+ * else slows the machine for a few seconds then falls on every server alike, instead of on whichever ran then.
+ */
+async function measureInSlices(bench: Bench, servers: ServerName[], phase: RunRecord['phase'], round: number, scenario: Scenario): Promise<RunRecord[]> {
+  const slices = new Map<ServerName, Sample[]>(servers.map((name) => [name, []]));
+  const options = loadOptions(bench, [scenario]);
+  const sliceS = options.durationS / bench.options.slices;
+  for (let slice = 0; slice < bench.options.slices; slice++) {
+    for (const name of servers) slices.get(name)!.push(await sample(bench, name, scenario.name, [scenario], { ...options, durationS: sliceS }));
+  }
+  return servers.map((name) => {
+    const parts = slices.get(name)!;
+    const dbCpu = parts.map((part) => part.dbCpuMs);
+    const merged: Sample = {
+      load: mergeLoads(parts.map((part) => part.load)),
+      serverCpuMs: parts.reduce((sum, part) => sum + part.serverCpuMs, 0),
+      dbCpuMs: dbCpu.includes(null) ? null : dbCpu.reduce((sum: number, ms) => sum + ms!, 0),
+    };
+    return record(bench, name, scenario.name, phase, round, [scenario], merged);
+  });
 }
 
 /** Round r starts with a different server, so no server always runs first (or right after the same neighbour). */
@@ -195,11 +246,14 @@ const rotated = (servers: readonly ServerName[], round: number): ServerName[] =>
 
 async function rounds(bench: Bench, phase: RunRecord['phase'], scenarios: Scenario[], servers: readonly ServerName[], withConcurrent: boolean): Promise<void> {
   for (let round = 1; round <= bench.options.rounds; round++) {
+    const order = rotated(servers, round);
     for (const scenario of scenarios) {
-      for (const name of rotated(servers, round)) bench.records.push(await measure(bench, name, scenario.name, phase, round, [scenario]));
+      // Sign-ins leave seconds of hashing queued when a run stops: they run whole, the others in slices.
+      const sliced = bench.options.slices > 1 && !scenario.durationFactor && scenario.name !== 'M1' && phase === 'main';
+      bench.records.push(...(sliced ? await measureInSlices(bench, order, phase, round, scenario) : await measureInTurn(bench, order, scenario.name, phase, round, [scenario])));
     }
     if (!withConcurrent) continue;
-    for (const name of rotated(servers, round)) bench.records.push(await measure(bench, name, CONCURRENT, phase, round, [R2, A1]));
+    bench.records.push(...(await measureInTurn(bench, order, CONCURRENT, phase, round, [R2, A1])));
   }
 }
 
@@ -315,6 +369,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       growthRows: options.growthRows,
       rounds: options.rounds,
       durationS: options.durationS,
+      slices: options.slices,
       connections: options.connections,
       requestLogLines: (bench.logLines['basalt-1'] ?? 0) + (bench.logLines['basalt-2'] ?? 0),
       elapsedS: (Date.now() - startedAt) / 1000,
