@@ -108,6 +108,43 @@ describe('the schema version guard, without any notification', () => {
     expect(await a.services.knex('later').where({ title: 'z' }).first()).toBeUndefined();
   });
 
+  it('publishes a new version to record reads when the change commits, never before, and never for a rollback', async () => {
+    const versions = async () => {
+      const { rows } = await a.services.pool.query<{ row: number; published: number }>(
+        `SELECT (SELECT version FROM _basalt_schema) AS row, pg_sequence_last_value('public._basalt_schema_published') AS published`,
+      );
+      return rows[0]!;
+    };
+    const before = await versions();
+    expect(before.published).toBe(before.row);
+    await expect(
+      a.services.knex.transaction(async (trx) => {
+        await trx.raw('UPDATE _basalt_schema SET version = version + 1');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await versions()).toEqual(before);
+
+    const anon = anonHeaders(deaf);
+    await a.request().patch('/admin/tables/later').set(owner.auth).send({ policy: 'public-read' });
+    expect((await deaf.request().get('/api/later').set(anon)).status).toBe(200);
+    const committed = await versions();
+    const trx = await a.services.knex.transaction();
+    try {
+      // A policy change in flight: until it commits, readers go on with the committed policy (and version).
+      await trx('_policies').where({ table_name: 'later' }).update({ policy: 'private' });
+      await trx.raw('UPDATE _basalt_schema SET version = version + 1');
+      expect(await versions()).toEqual(committed);
+      expect((await deaf.request().get('/api/later').set(anon)).status).toBe(200);
+      await trx.commit();
+    } catch (error) {
+      await trx.rollback();
+      throw error;
+    }
+    expect(await versions()).toEqual({ row: committed.row + 1, published: committed.row + 1 });
+    expect((await deaf.request().get('/api/later').set(anon)).status).toBe(403);
+  });
+
   it('accepts a column added through another process and forgets a dropped table', async () => {
     await a.request().post('/admin/tables/later/columns').set(owner.auth).send({ name: 'rank', type: 'integer' });
     const ranked = await deaf.request().post('/api/later').set(owner.auth).send({ title: 'r', rank: 3 });

@@ -22,8 +22,14 @@ export const PRESENT = '__basalt_row';
 export const INSERTED = '__basalt_inserted';
 export const VERSION = '__basalt_version';
 
-/** The database's schema version, read inside the statement (a one-row table). */
-const CURRENT_VERSION = '(SELECT version FROM _basalt_schema)';
+/**
+ * The database's schema version, read inside the statement. Writes compare with the row, in their own snapshot: a
+ * write never happens against a schema other than the one it was planned with. Reads only need to notice that the
+ * version moved on, and get it from the sequence the row publishes at commit, which opens no table (see the
+ * migration `published_schema_version`): it can be a moment ahead of the row, never behind it.
+ */
+const COMMITTED_VERSION = '(SELECT version FROM _basalt_schema)';
+const PUBLISHED_VERSION = `pg_sequence_last_value('public._basalt_schema_published'::regclass)`;
 
 const MAX_SHAPES_PER_TABLE = 500;
 
@@ -82,7 +88,7 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
   const statement = cached(table, `list|${key}|${order}`, () => {
     const name = quote(table.name);
     return (
-      `SELECT t.total AS ${quote(TOTAL)}, ${CURRENT_VERSION} AS ${quote(VERSION)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
+      `SELECT t.total AS ${quote(TOTAL)}, ${PUBLISHED_VERSION} AS ${quote(VERSION)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
       `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name}${where(sql)} ` +
       `ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}) p ON true`
     );
@@ -100,7 +106,7 @@ function byId(
   const values: unknown[] = [];
   if (guardVersion !== undefined) {
     values.push(guardVersion);
-    parts.push(`${CURRENT_VERSION} = $${firstParameter + values.length}`);
+    parts.push(`${COMMITTED_VERSION} = $${firstParameter + values.length}`);
   }
   if (scope) {
     values.push(scope.userId);
@@ -121,7 +127,7 @@ function writerExists(parameter: number): string {
 export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): { statement: Statement; values: unknown[] } {
   const condition = byId(scope, null, 1);
   // No row, no version: a miss (404) is double-checked against the schema version by the caller.
-  const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${CURRENT_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
+  const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
   return { statement, values: [id, ...condition.values] };
 }
 
@@ -155,7 +161,7 @@ function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: strin
   }
   // DEFAULT VALUES (a table of defaults only) takes no WHERE: such a write goes unguarded.
   if (names.length === 0) return { text: `INSERT INTO ${quote(table.name)} DEFAULT VALUES`, parameters: 0, guarded: false };
-  const guards = [`${CURRENT_VERSION} = $${columns.length + 1}`];
+  const guards = [`${COMMITTED_VERSION} = $${columns.length + 1}`];
   if (writer !== null) guards.push(writerExists(columns.length + 2));
   const text = `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} WHERE ${guards.join(' AND ')}`;
   return { text, parameters: columns.length + guards.length, guarded: true };
