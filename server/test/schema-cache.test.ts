@@ -145,6 +145,22 @@ describe('the schema version guard, without any notification', () => {
     expect((await deaf.request().get('/api/later').set(anon)).status).toBe(403);
   });
 
+  it('lets the owner reuse a table or column name another process just freed', async () => {
+    const define = (h: Harness) => h.request().post('/admin/tables').set(owner.auth).send({ name: 'reused', columns: [{ name: 'title', type: 'text' }] });
+    expect((await define(a)).status).toBe(201);
+    expect((await a.request().post('/admin/tables/reused/columns').set(owner.auth).send({ name: 'extra', type: 'text' })).status).toBe(201);
+    // The deaf instance learns of the table and its column (a refusal double-checks the version), then both go.
+    expect((await deaf.request().get('/admin/tables/reused').set(owner.auth)).body.data.columns.map((c: { name: string }) => c.name)).toContain('extra');
+    expect((await a.request().delete('/admin/tables/reused/columns/extra').set(owner.auth)).status).toBe(200);
+    const column = await deaf.request().post('/admin/tables/reused/columns').set(owner.auth).send({ name: 'extra', type: 'integer' });
+    expect(column.status).toBe(201);
+    expect((await a.request().delete('/admin/tables/reused').set(owner.auth)).status).toBe(200);
+    const table = await define(deaf);
+    expect(table.status).toBe(201);
+    // A name that is really taken is still 409.
+    expect((await define(a)).status).toBe(409);
+  });
+
   it('accepts a column added through another process and forgets a dropped table', async () => {
     await a.request().post('/admin/tables/later/columns').set(owner.auth).send({ name: 'rank', type: 'integer' });
     const ranked = await deaf.request().post('/api/later').set(owner.auth).send({ title: 'r', rank: 3 });

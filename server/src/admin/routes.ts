@@ -56,7 +56,8 @@ export function adminRoutes(deps: {
   });
   router.post('/tables', ...body, async (req, res) => {
     const { name, columns, policy } = parseCreateTable(req.body);
-    sendJson(res, 201, { data: await tables.create(name, columns, policy) });
+    // "Name taken" is decided from the cache first: a table another process just dropped is looked up afresh.
+    sendJson(res, 201, { data: await fresh(() => tables.create(name, columns, policy)) });
   });
   router.get('/tables/:name', async (req, res) => {
     sendJson(res, 200, { data: await fresh(() => tables.describe(String(req.params.name))) });

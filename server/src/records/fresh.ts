@@ -6,13 +6,13 @@ const ATTEMPTS = 3;
 
 /**
  * Answers that may come from an outdated schema cache: refusals decided from it (no such table or column, a policy
- * that says no), and statements planned from it that the database no longer accepts (a dropped table or column, a
- * prepared plan whose result type changed).
+ * that says no, a table or column name already taken), and statements planned from it that the database no longer
+ * accepts (a dropped table or column, a prepared plan whose result type changed).
  */
 const OUTDATED_PLAN_CODES = new Set(['42P01', '42703', '0A000', '42804']);
 
 function decidedFromCache(error: unknown): boolean {
-  if (error instanceof ApiError) return error.status === 400 || error.status === 403 || error.status === 404;
+  if (error instanceof ApiError) return error.status === 400 || error.status === 403 || error.status === 404 || error.status === 409;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && OUTDATED_PLAN_CODES.has(code);
 }

@@ -67,8 +67,9 @@ export function recordRoutes(deps: {
 
   /**
    * The reads, `GET /:table` and `GET /:table/:id`: the hot path of the API, answered here without the router's
-   * layers (matching, parameter decoding and the promise bookkeeping of each layer were a tenth of a read's CPU).
-   * Same order of checks as every route: credentials first. Anything else goes on to the router below.
+   * layers (their matching, parameter decoding and per-layer promise bookkeeping show in every read's profile: see
+   * docs/performance.md). Same order of checks as every route: credentials first. Anything else goes on to the
+   * router below.
    */
   const reads: RequestHandler = async (req, res, next) => {
     const target = req.method === 'GET' || req.method === 'HEAD' ? readTarget(req.path) : null;
