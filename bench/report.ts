@@ -314,7 +314,7 @@ const END = '<!-- bench:end -->';
 const SKELETON = `# Performance
 
 How much Basalt costs over talking to Postgres directly, measured by \`npm run bench\` (see \`bench/\` and issue 6).
-Run it with \`npm run bench\` (about 8 minutes on 2 cores), \`npm run bench -- --no-growth\` to skip the million-row
+Run it with \`npm run bench\` (about 9 minutes on 2 cores), \`npm run bench -- --no-growth\` to skip the million-row
 part, \`npm run bench -- --smoke\` for a quick correctness pass. Ratios are what to compare: load generator, servers
 and Postgres share the machine, so absolute numbers move from run to run.
 
