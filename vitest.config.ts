@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{contract,server,client,test-support,bench}/**/*.test.ts'],
+    include: ['{contract,server,client,console,test-support,bench}/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     globalSetup: ['./test-support/globalSetup.ts'],
     pool: 'forks',
