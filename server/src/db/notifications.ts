@@ -99,8 +99,11 @@ export async function installDdlTrigger(knex: Knex): Promise<boolean> {
     await knex.transaction(async (trx) => {
       // Processes starting together would race on CREATE OR REPLACE ("tuple concurrently updated").
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt ddl trigger'))`);
+      // SECURITY DEFINER: it runs for DDL by any role, and must not make a role without rights on `_basalt_schema`
+      // fail its own CREATE TABLE; it runs as the role that installed it instead.
       await trx.raw(`
-        CREATE OR REPLACE FUNCTION _basalt_notify_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
+        CREATE OR REPLACE FUNCTION _basalt_notify_ddl() RETURNS event_trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
         BEGIN
           BEGIN
             UPDATE public._basalt_schema SET version = version + 1;
