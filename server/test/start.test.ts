@@ -157,3 +157,19 @@ describe('configuration errors stop start-up with a clear message', () => {
     }
   });
 });
+
+describe('the build', () => {
+  const root = path.resolve(import.meta.dirname, '../..');
+  // `npm start` and `npm run bench` build when dist is missing; `tsc -b` skips a project whose build info says it is
+  // up to date, so build info kept outside dist would leave a deleted dist unbuilt.
+  it.each(['contract', 'migrations', 'server', 'client'])('keeps the build info of %s inside its output folder', async (project) => {
+    const ts = (await import('typescript')).default;
+    const configPath = path.join(root, project, 'tsconfig.json');
+    const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+    expect(config).toBeDefined();
+    const buildInfo = ts.getTsBuildInfoEmitOutputFilePath(config!.options);
+    expect(buildInfo).toBeDefined();
+    const outDir = config!.options.outDir!;
+    expect(path.relative(outDir, buildInfo!).startsWith('..'), `${buildInfo} is outside ${outDir}`).toBe(false);
+  });
+});
