@@ -253,7 +253,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '',
     `- Machine: ${meta.machine}; load average ${meta.load}`,
     `- Basalt as built from ${meta.source}; Node ${meta.node}; PostgreSQL ${meta.postgres}`,
-    `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} rounds, servers alternating within every round${meta.slices > 1 ? ` (R1-R3, W1, W2: in ${meta.slices} slices of ${fmt(meta.durationS / meta.slices, 1)} s, the servers taking turns slice by slice)` : ''}; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
+    `- ${meta.rows.toLocaleString('en-US')} rows in \`items\`; ${meta.rounds} round${meta.rounds === 1 ? '' : 's'}, servers alternating within every round${meta.slices > 1 ? ` (R1-R3, W1, W2: in ${meta.slices} slices of ${fmt(meta.durationS / meta.slices, 1)} s, the servers taking turns slice by slice)` : ''}; ${meta.durationS} s per run; ${meta.connections} keep-alive connections (autocannon); total time ${Math.round(meta.elapsedS)} s`,
     `- One bcryptjs compare at cost 10 takes ${fmt(meta.bcryptCompareMs, 1)} ms here: one core signs in at most ${fmt(meta.bcryptCompareMs ? 1000 / meta.bcryptCompareMs : null, 1)} times a second`,
     `- Basalt: \`NODE_ENV=production LOG_LEVEL=info BCRYPT_COST=10\`, request log on (${meta.requestLogLines.toLocaleString('en-US')} JSON lines written); the baseline: one process, pool of 10 like each Basalt process, bcryptjs on its main thread`,
     ...(meta.overallRate
