@@ -96,6 +96,13 @@ describe('request logs', () => {
     expect(output).not.toContain(token);
     expect(output).not.toContain('private-value');
   });
+
+  it('writes the lines still in its batch when it stops', async () => {
+    const stopping = await spawnServer({ env: { LOG_LEVEL: 'info', NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) } });
+    await fetch(`${stopping.url}/health`, { headers: { 'x-request-id': 'last-words' } });
+    await stopping.stop();
+    expect(stopping.output()).toContain('"requestId":"last-words"');
+  });
 });
 
 describe('two server processes on one database', () => {
