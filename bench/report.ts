@@ -41,7 +41,21 @@ export interface Summary {
   extraP99?: number;
 }
 
-export interface BenchMeta {
+/** How the runs were made: chosen by the options (run.ts), printed with the report. */
+export interface RunSettings {
+  rows: number;
+  /** Rows for the growth part (R1-R3 again at this size); null skips it. */
+  growthRows: number | null;
+  rounds: number;
+  durationS: number;
+  /** Slices each run of R1-R3, W1, W2 is cut into, the servers taking turns slice by slice (1: whole runs in turn). */
+  slices: number;
+  connections: number;
+  /** Requests per second per run over all connections when capped (the smoke run); 0 is flat out. */
+  overallRate: number;
+}
+
+export interface BenchMeta extends RunSettings {
   date: string;
   machine: string;
   node: string;
@@ -50,20 +64,11 @@ export interface BenchMeta {
   postgres: string;
   /** Load averages (1, 5, 15 min) before and after: other work on the machine shows here. */
   load: string;
-  rows: number;
-  growthRows: number | null;
-  rounds: number;
-  durationS: number;
-  /** Slices per run of R1-R3, W1, W2 (the servers taking turns slice by slice); 1 when runs are whole. */
-  slices: number;
-  connections: number;
   requestLogLines: number;
   elapsedS: number;
   logProblems: string[];
   /** One bcryptjs compare at cost 10 on this machine, timed before the load (ms). */
   bcryptCompareMs: number | null;
-  /** Requests per second per run when capped (the smoke run), else 0. */
-  overallRate: number;
 }
 
 function median(values: number[]): number {

@@ -16,23 +16,13 @@ import { freePort, provisionDatabase, settle, startServer, treeCpuMs, type Bench
 import { loadProblems, mergeLoads, runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { A1, R1, R2, READS, SCENARIOS, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
 import { createProject, seedItems } from './seed.js';
-import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
+import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './report.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export interface BenchOptions {
+export interface BenchOptions extends RunSettings {
   smoke: boolean;
-  rows: number;
-  /** Rows for the growth part (R1-R3 again at this size); null skips it. */
-  growthRows: number | null;
-  rounds: number;
-  durationS: number;
-  /** Slices each run is cut into, the servers taking turns slice by slice (1: whole runs in turn). */
-  slices: number;
-  connections: number;
   warmupS: number;
-  /** Requests per second per run over all connections; 0 is flat out. */
-  overallRate: number;
   /** Where the report goes; null writes none. */
   out: string | null;
   /** Postgres server to create the benchmark database on (else BENCH_DATABASE_URL, TEST_DATABASE_URL, embedded). */
@@ -196,15 +186,19 @@ async function sample(bench: Bench, name: ServerName, label: string, scenarios: 
   return { load: load!, serverCpuMs, dbCpuMs, ...(extra ? { extra } : {}) };
 }
 
+/** The latencies were only needed for the percentiles: a run keeps its numbers, not every response time. */
+function withoutLatencies({ latencies: _latencies, ...numbers }: LoadResult): LoadResult {
+  return numbers;
+}
+
 function record(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[], run: Sample): RunRecord {
   const problems = [...loadProblems(run.load), ...(run.extra ? loadProblems(run.extra, true).map((p) => `A1 side: ${p}`) : [])];
   for (const scenario of scenarios) {
     const failed = bench.failedChecks.get(`${name} ${scenario.name}`);
     if (failed) problems.push(`failed its check: ${failed}`);
   }
-  // The latencies were only needed for the percentiles: a run keeps its numbers, not every response time.
-  const { latencies: _latencies, ...load } = run.load;
-  const extra = run.extra ? (({ latencies: _, ...rest }) => rest)(run.extra) : undefined;
+  const load = withoutLatencies(run.load);
+  const extra = run.extra ? withoutLatencies(run.extra) : undefined;
   const result: RunRecord = { phase, rows: bench.project.rows, round, server: name, scenario: label, load, serverCpuMs: run.serverCpuMs, dbCpuMs: run.dbCpuMs, problems, ...(extra ? { extra } : {}) };
   console.log(describeRun(result));
   if (problems.length) console.error(`!!! INVALID RUN (${phase} round ${round} ${label} on ${name}): ${problems.join('; ')}`);
@@ -245,7 +239,7 @@ async function measureInSlices(bench: Bench, servers: ServerName[], phase: RunRe
 /** Round r starts with a different server, so no server always runs first (or right after the same neighbour). */
 const rotated = (servers: readonly ServerName[], round: number): ServerName[] => servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
 
-async function rounds(bench: Bench, phase: RunRecord['phase'], scenarios: Scenario[], servers: readonly ServerName[], withConcurrent: boolean): Promise<void> {
+async function runRounds(bench: Bench, phase: RunRecord['phase'], scenarios: Scenario[], servers: readonly ServerName[], withConcurrent: boolean): Promise<void> {
   for (let round = 1; round <= bench.options.rounds; round++) {
     const order = rotated(servers, round);
     for (const scenario of scenarios) {
@@ -346,36 +340,37 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       const warmup = SCENARIOS.find((s) => s.name === 'M1')!;
       for (const name of SERVERS) await runLoad(servers[name].url, () => warmup.next(project), { connections: options.connections, durationS: options.warmupS });
     }
-    await rounds(bench, 'main', SCENARIOS, SERVERS, true);
+    await runRounds(bench, 'main', SCENARIOS, SERVERS, true);
     if (options.growthRows !== null) {
       const seeding = Date.now();
       await seedItems(db.url, project, options.growthRows);
       console.log(`items reseeded with ${project.rows.toLocaleString('en-US')} rows in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
       await verify(bench, READS);
       // The baseline and one Basalt process: how cost grows is the question, and the 10-minute budget holds.
-      await rounds(bench, 'growth', READS, ['baseline', 'basalt-1'], false);
+      await runRounds(bench, 'growth', READS, ['baseline', 'basalt-1'], false);
     }
     for (const name of ['basalt-1', 'basalt-2'] as const) {
       if (!bench.logLines[name]) bench.problems.push(`${name} wrote no request log lines: production logging is part of what is measured`);
     }
     for (const r of bench.records) if (r.problems.length) bench.problems.push(`invalid run: ${r.phase} round ${r.round} ${r.scenario} on ${r.server}: ${r.problems.join('; ')}`);
+    const { rows, growthRows, rounds, durationS, slices, connections, overallRate } = options;
     const meta: BenchMeta = {
+      rows,
+      growthRows,
+      rounds,
+      durationS,
+      slices,
+      connections,
+      overallRate,
       date: new Date().toISOString(),
       machine: machine(),
       node: process.version,
       source,
       postgres: `${db.version} (${db.source})`,
       load: `${loadBefore} before, ${os.loadavg().map((n) => n.toFixed(2)).join(' ')} after`,
-      rows: options.rows,
-      growthRows: options.growthRows,
-      rounds: options.rounds,
-      durationS: options.durationS,
-      slices: options.slices,
-      connections: options.connections,
       requestLogLines: (bench.logLines['basalt-1'] ?? 0) + (bench.logLines['basalt-2'] ?? 0),
       elapsedS: (Date.now() - startedAt) / 1000,
       logProblems: bench.problems.filter((p) => p.startsWith('log of')),
-      overallRate: options.overallRate,
       bcryptCompareMs,
     };
     const report = renderReport(bench.records, meta);

@@ -15,7 +15,7 @@ import { sendJson } from '../http/respond.js';
  * The still-encoded table and id of a read path below `/api`: `/items`, `/items/abc`, each also with a trailing
  * slash, as Express's non-strict routes match them. Null for any other path.
  */
-export function readTarget(path: string): { table: string; id?: string } | null {
+function readTarget(path: string): { table: string; id?: string } | null {
   if (!path.startsWith('/')) return null;
   const inner = path.slice(1, path.length > 1 && path.endsWith('/') ? -1 : undefined);
   const slash = inner.indexOf('/');
