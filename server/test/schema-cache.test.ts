@@ -30,27 +30,6 @@ describe('the schema cache', () => {
     });
   });
 
-  it('lets another database role run DDL, and serves its table at once', async () => {
-    const knex = a.services.knex;
-    const role = `basalt_other_${Date.now().toString(36)}`;
-    await knex.raw(`CREATE ROLE ${role}`);
-    try {
-      await knex.raw(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
-      // The event trigger runs for this role's DDL too: it must neither fail it nor miss it.
-      await knex.transaction(async (trx) => {
-        await trx.raw(`SET LOCAL ROLE ${role}`);
-        await trx.raw('CREATE TABLE by_other_role (id text primary key, label text)');
-      });
-      await eventually(async () => {
-        expect((await b.request().get('/api/by_other_role').set(owner.auth)).status).toBe(200);
-      });
-    } finally {
-      await knex.raw('DROP TABLE IF EXISTS by_other_role');
-      await knex.raw(`DROP OWNED BY ${role}`);
-      await knex.raw(`DROP ROLE ${role}`);
-    }
-  });
-
   it("reloads on NOTIFY basalt, 'reload schema' where no event trigger is installed", async () => {
     await a.services.knex.raw('DROP EVENT TRIGGER IF EXISTS _basalt_ddl_notify');
     await a.services.knex.raw('CREATE TABLE quiet (id text primary key)');
@@ -189,5 +168,43 @@ describe('the schema version guard, without any notification', () => {
     expect(ranked.body.data.rank).toBe(3);
     await a.request().delete('/admin/tables/later').set(owner.auth);
     expect((await deaf.request().get('/api/later').set(owner.auth)).status).toBe(404);
+  });
+});
+
+// Its own database: the DDL below sends notifications whose reloads must not land in another test's window.
+describe('DDL by another database role', () => {
+  let database: TestDatabase;
+  let h: Harness;
+  let owner: Account;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    h = await startHarness({ database });
+    owner = await signUp(h);
+  });
+  afterAll(async () => {
+    await h.close();
+    await database.drop();
+  });
+
+  it('lets another database role run DDL, and serves its table at once', async () => {
+    const knex = h.services.knex;
+    const role = `basalt_other_${Date.now().toString(36)}`;
+    await knex.raw(`CREATE ROLE ${role}`);
+    try {
+      await knex.raw(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+      // The event trigger runs for this role's DDL too: it must neither fail it nor miss it.
+      await knex.transaction(async (trx) => {
+        await trx.raw(`SET LOCAL ROLE ${role}`);
+        await trx.raw('CREATE TABLE by_other_role (id text primary key, label text)');
+      });
+      await eventually(async () => {
+        expect((await h.request().get('/api/by_other_role').set(owner.auth)).status).toBe(200);
+      });
+    } finally {
+      await knex.raw('DROP TABLE IF EXISTS by_other_role');
+      await knex.raw(`DROP OWNED BY ${role}`);
+      await knex.raw(`DROP ROLE ${role}`);
+    }
   });
 });
