@@ -4,6 +4,7 @@ import type { ColumnInfo, TableInfo } from '@basalt/contract';
 import type { UntypedRow } from '@basalt/client';
 import { client } from '../../api';
 import { Field } from '../../components/Field';
+import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
@@ -100,14 +101,7 @@ export function RecordForm({ table, row, onDone, onCancel }: RecordFormProps) {
         ))}
       </div>
       <FormError message={server.form} />
-      <div className="actions">
-        <button type="button" className="button" onClick={onCancel} disabled={save.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className="button button-primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : row ? 'Save changes' : 'Create record'}
-        </button>
-      </div>
+      <FormActions pending={save.isPending} submitLabel={row ? 'Save changes' : 'Create record'} pendingLabel="Saving…" onCancel={onCancel} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { MANAGED_COLUMNS, type ColumnDefinition, type ColumnInfo, type TableInfo
 import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
 import { describeError, splitError, type FieldErrors } from '../../errors';
@@ -153,11 +154,7 @@ function AddColumnForm({ table, onAdded }: { table: TableInfo; onAdded: (table: 
         <p className="field-hint">A not-null column without a default cannot be added to a table that has rows.</p>
       )}
       <FormError message={server.form} />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Add column'}
-        </button>
-      </div>
+      <FormActions pending={add.isPending} submitLabel="Add column" pendingLabel="Adding…" />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { POLICIES, POLICY_SUMMARIES, type CreateTableInput, type Policy } from '@basalt/contract';
 import { client } from '../../api';
 import { Field } from '../../components/Field';
+import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
@@ -109,14 +110,7 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
       </Field>
 
       <FormError message={server.form} />
-      <div className="actions">
-        <button type="button" className="button" onClick={onCancel} disabled={create.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create table'}
-        </button>
-      </div>
+      <FormActions pending={create.isPending} submitLabel="Create table" pendingLabel="Creating…" onCancel={onCancel} />
     </form>
   );
 }
