@@ -7,10 +7,11 @@ import { authRoutes } from './auth/routes.js';
 import { recordRoutes } from './records/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
-import { ApiError } from './http/errors.js';
+import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
 import type { Logger } from './logger.js';
 import { sendJson } from './http/respond.js';
+import { loggedCaller } from './auth/credentials.js';
 
 export interface AppOptions {
   bodyLimitBytes: number;
@@ -30,7 +31,7 @@ export function createApp(services: Services, options: AppOptions): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
-  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins }));
+  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller }));
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
   // The record API first: it is the hot path, and every layer in front of it is matched on every request.

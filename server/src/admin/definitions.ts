@@ -11,7 +11,7 @@ import {
   type CreateTableInput,
   type Policy,
 } from '@basalt/contract';
-import { invalidField } from '../http/errors.js';
+import { invalidField } from '../errors.js';
 import { coerceValue } from '../records/values.js';
 import type { ColumnSchema } from '../db/schema.js';
 

@@ -10,7 +10,7 @@ import {
 import type { SchemaCache } from '../db/schemaCache.js';
 import { defaultPolicyFor, isReservedTable, type TableSchema } from '../db/schema.js';
 import { notifySchemaChange } from '../db/notifications.js';
-import { conflict, invalidField, invalidParameter, notFound } from '../http/errors.js';
+import { conflict, invalidField, invalidParameter, notFound } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTable, describeTables, countRows } from './describe.js';
 

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { AuthResult, AuthUser, Credentials, Profile, Role, TokenPair } from '@basalt/contract';
-import { ApiError, conflict, unauthorized } from '../http/errors.js';
+import { ApiError, conflict, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
-import { hashRefreshToken, randomId, type TokenService } from './tokens.js';
+import { randomId } from '../ids.js';
+import { hashRefreshToken, type TokenService } from './tokens.js';
 
 const SINGLE_OWNER_INDEX = 'users_single_owner';
 const EMAIL_INDEX = 'users_email_key';

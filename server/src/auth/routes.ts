@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { TokenService } from './tokens.js';
 import type { AccountService } from './accounts.js';
 import { parseCredentials, parseRefreshBody } from './validation.js';
-import { authenticate, requireUser, userOf } from '../http/credentials.js';
+import { authenticate, requireUser, userOf } from './credentials.js';
 import { jsonObjectBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 

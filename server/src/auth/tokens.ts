@@ -1,4 +1,4 @@
-import { createHash, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -8,6 +8,7 @@ import {
   type RefreshClaims,
   type Role,
 } from '@basalt/contract';
+import { randomId } from '../ids.js';
 
 const ALGORITHM = 'HS256';
 
@@ -16,11 +17,6 @@ export type VerifiedToken =
   | { kind: 'anon' }
   | { kind: 'expired' }
   | { kind: 'invalid' };
-
-/** A random URL-safe identifier (ids of users, sessions, records and refresh tokens). */
-export function randomId(bytes = 16): string {
-  return randomBytes(bytes).toString('base64url');
-}
 
 /** The sessions table stores only this digest of a refresh token. */
 export function hashRefreshToken(token: string): string {

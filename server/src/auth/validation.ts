@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { EMAIL_MAX_LENGTH, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, type Credentials } from '@basalt/contract';
-import { invalidField } from '../http/errors.js';
+import { invalidField } from '../errors.js';
 
 const credentialsSchema = Joi.object<Credentials>({
   // Trimmed and lower-cased; the TLD is not checked (a@x.test works) but the domain needs two labels (not a@localhost).

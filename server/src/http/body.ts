@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 
 const MAX_DEPTH = 64;
 

@@ -1,6 +1,6 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { REQUEST_ID_HEADER } from '@basalt/contract';
-import { randomId } from '../auth/tokens.js';
+import { randomId } from '../ids.js';
 import type { Logger } from '../logger.js';
 import { cors } from './cors.js';
 import { requestLog } from './requestLog.js';
@@ -17,8 +17,13 @@ const nextRequestId = () => `${requestIdPrefix}-${(requestCounter++).toString(36
  * the CORS headers; preflights are answered here. One middleware rather than three, because every layer in front of
  * the routes is matched and called on every request.
  */
-export function requestFrame(options: { logger?: Logger; corsOrigins: string[] | null }): RequestHandler {
-  const log = options.logger ? requestLog(options.logger) : null;
+export function requestFrame(options: {
+  logger?: Logger;
+  corsOrigins: string[] | null;
+  /** Who the log line names: a user id or `anon`, as the credentials established it (after the response). */
+  callerOf: (req: Request) => string;
+}): RequestHandler {
+  const log = options.logger ? requestLog(options.logger, options.callerOf) : null;
   const applyCors = cors(options.corsOrigins);
   return (req, res, next) => {
     const given = req.headers[REQUEST_ID_HEADER];

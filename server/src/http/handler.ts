@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError, invalidPathEncoding } from './errors.js';
+import { ApiError, invalidPathEncoding } from '../errors.js';
 import { translateDatabaseError } from './translate.js';
 import { sendJson } from './respond.js';
 

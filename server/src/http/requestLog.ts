@@ -24,19 +24,18 @@ export function pathWithoutQueryValues(url: string): string {
  * One line per request when its response is finished: method, path (no query values), status, duration, request id
  * and the caller's id or `anon`. Never headers, tokens, passwords or bodies.
  */
-export function requestLog(logger: Logger): (req: Request, res: Response) => void {
+export function requestLog(logger: Logger, callerOf: (req: Request) => string): (req: Request, res: Response) => void {
   return (req, res) => {
     const started = process.hrtime.bigint();
     // 'finish' comes once per response: `on` spares the wrapper `once` would add.
     res.on('finish', () => {
-      const caller = req.caller;
       logger.info({
         method: req.method,
         path: pathWithoutQueryValues(req.originalUrl),
         status: res.statusCode,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
         requestId: res.getHeader('X-Request-Id'),
-        caller: caller?.kind === 'user' ? caller.id : 'anon',
+        caller: callerOf(req),
       });
     });
   };

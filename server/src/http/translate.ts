@@ -1,4 +1,4 @@
-import { ApiError, conflict } from './errors.js';
+import { ApiError, conflict } from '../errors.js';
 
 /** The fields of a node-postgres DatabaseError this translator reads. */
 interface PgErrorLike {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ID_COLUMN, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
-import { invalidField } from '../http/errors.js';
+import { invalidField } from '../errors.js';
 import { coerceValue } from './values.js';
 
 /** Where a body is written: `/api` (the owner column is forced under owner-scoped) or the owner's `/admin` tools. */

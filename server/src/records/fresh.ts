@@ -1,5 +1,5 @@
 import type { SchemaCache } from '../db/schemaCache.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { StaleSchemaError } from './statements.js';
 
 const ATTEMPTS = 3;

@@ -1,6 +1,6 @@
 import { DEFAULT_LIMIT, ID_COLUMN, MAX_LIMIT } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
-import { invalidParameter } from '../http/errors.js';
+import { invalidParameter } from '../errors.js';
 import { coerceFilterValue } from './values.js';
 
 export interface OrderTerm {

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { ID_COLUMN } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { invalidField, notFound, unauthorized } from '../http/errors.js';
-import { randomId } from '../auth/tokens.js';
+import { invalidField, notFound, unauthorized } from '../errors.js';
+import { randomId } from '../ids.js';
 import { missingOnCreate, validateRecordBody, type WriteMode } from './body.js';
 import type { ListQuery } from './query.js';
 import type { SchemaCache } from '../db/schemaCache.js';

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import { APIKEY_HEADER } from '@basalt/contract';
-import type { TokenService } from '../auth/tokens.js';
+import type { TokenService } from './tokens.js';
 import { ANON, type Caller } from '../policies/caller.js';
-import { ApiError, tokenExpired, unauthorized } from './errors.js';
+import { ApiError, tokenExpired, unauthorized } from '../errors.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -67,4 +67,9 @@ export function userOf(req: Request): Extract<Caller, { kind: 'user' }> {
   const caller = callerOf(req);
   if (caller.kind !== 'user') throw unauthorized('This endpoint needs a signed-in user, not the anon key');
   return caller;
+}
+
+/** The caller a request log line names: the user id, or `anon` (also before or without credentials). */
+export function loggedCaller(req: Request): string {
+  return req.caller?.kind === 'user' ? req.caller.id : 'anon';
 }

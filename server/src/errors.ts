@@ -1,6 +1,9 @@
-import { ERROR_STATUS, type ErrorCode, TOKEN_EXPIRED_REASON } from '@basalt/contract';
+import { ERROR_STATUS, type ErrorBody, type ErrorCode, TOKEN_EXPIRED_REASON } from '@basalt/contract';
 
-/** The one error type of the service: a code from the contract, a message for people, optional details. */
+/**
+ * The one error type of the service: a code from the contract, a message for people, optional details. A leaf:
+ * domain code throws it without knowing HTTP; `http/` turns it into the envelope.
+ */
 export class ApiError extends Error {
   readonly status: number;
 
@@ -13,7 +16,7 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
-  toBody(): { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } {
+  toBody(): ErrorBody {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
 }
@@ -30,16 +33,6 @@ export const tokenExpired = () =>
 
 /** A path segment that is not valid percent-encoding (`%E0%A4`, `%zz`). */
 export const invalidPathEncoding = () => new ApiError('VALIDATION_ERROR', 'The path is not valid percent-encoding');
-
-/** A path segment as Express decodes route parameters; bad percent-encoding is the caller's 400. */
-export function decodePathSegment(segment: string): string {
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw invalidPathEncoding();
-  }
-}
 
 export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', message);
 
