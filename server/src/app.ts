@@ -35,7 +35,7 @@ export function createApp(services: Services, options: AppOptions): Express {
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
   // The record API first: it is the hot path, and every layer in front of it is matched on every request.
-  app.use('/api', ...recordRoutes({ ...services, ...shared }));
+  app.use('/api', recordRoutes({ ...services.records, tokens: services.tokens, ...shared }));
   app.get('/health', async (_req, res) => {
     try {
       await services.knex.raw('SELECT 1');

@@ -4,11 +4,11 @@ import { AccountService } from './auth/accounts.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
-import { recordTypes } from './db/recordTypes.js';
+import { pgTypes } from './db/pgTypes.js';
 import { migrate } from './db/migrate.js';
 import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
-import { RecordService } from './records/service.js';
+import type { RecordDeps } from './records/pipeline.js';
 import { TableAdmin } from './admin/tables.js';
 
 export interface ServiceOptions {
@@ -34,7 +34,8 @@ export interface Services {
   tokens: TokenService;
   passwords: PasswordHasher;
   accounts: AccountService;
-  records: RecordService;
+  /** What the record pipeline runs on: the record pool, the schema cache, and the account check of writes. */
+  records: RecordDeps;
   tables: TableAdmin;
   signupEnabled: boolean;
   close(): Promise<void>;
@@ -44,7 +45,7 @@ export interface Services {
 export async function createServices(options: ServiceOptions): Promise<Services> {
   // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
   const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: recordTypes });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: pgTypes });
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
   let listener: SchemaListener | undefined;
@@ -70,7 +71,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tokens,
       passwords,
       accounts,
-      records: new RecordService(pool, cache, (userId) => accounts.userExists(userId)),
+      records: {
+        pool,
+        cache,
+        isStale: (since) => cache.isStale(since),
+        userExists: (userId) => accounts.userExists(userId),
+      },
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {

@@ -8,9 +8,10 @@ import {
   type TableInfo,
 } from '@basalt/contract';
 import type { SchemaCache } from '../db/schemaCache.js';
-import { defaultPolicyFor, isReservedTable, type TableSchema } from '../db/schema.js';
+import { defaultPolicyFor, type TableSchema } from '../db/schema.js';
+import { administeredTable } from '../records/authorize.js';
 import { notifySchemaChange } from '../db/notifications.js';
-import { conflict, invalidField, invalidParameter, notFound } from '../errors.js';
+import { conflict, invalidField, notFound } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTable, describeTables, countRows } from './describe.js';
 
@@ -59,10 +60,7 @@ export class TableAdmin {
 
   /** A table the owner may administer: reserved names are 400, unknown ones 404. */
   find(name: string): TableSchema {
-    if (isReservedTable(name)) throw invalidParameter('name', `${name} is a reserved table and cannot be administered`);
-    const table = this.cache.served(name);
-    if (!table) throw notFound(`No table ${name}`);
-    return table;
+    return administeredTable(this.cache, name);
   }
 
   list(): Promise<TableInfo[]> {

@@ -5,6 +5,16 @@ import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
 import { hashRefreshToken, type TokenService } from './tokens.js';
 
+interface ProfileRow {
+  id: string;
+  email: string;
+  role: Role;
+  /** An ISO 8601 string: both pools parse timestamps so (db/pgTypes.ts). */
+  created_at: string;
+}
+const PROFILE_COLUMNS = ['id', 'email', 'role', 'created_at'];
+const profileOf = (row: ProfileRow): Profile => ({ id: row.id, email: row.email, role: row.role, createdAt: row.created_at });
+
 const SINGLE_OWNER_INDEX = 'users_single_owner';
 const EMAIL_INDEX = 'users_email_key';
 const WRONG_CREDENTIALS = 'Invalid email or password';
@@ -113,9 +123,18 @@ export class AccountService {
   }
 
   async profile(userId: string): Promise<Profile> {
-    const row = await this.knex('users').where({ id: userId }).first<{ id: string; email: string; role: Role; created_at: Date } | undefined>('id', 'email', 'role', 'created_at');
+    const row = await this.knex('users').where({ id: userId }).first<ProfileRow | undefined>(...PROFILE_COLUMNS);
     if (!row) throw unauthorized('The account of this token no longer exists');
-    return { id: row.id, email: row.email, role: row.role, createdAt: row.created_at.toISOString() };
+    return profileOf(row);
+  }
+
+  /** The owner's listing: every account, oldest first, with the total. */
+  async listUsers({ limit, offset }: { limit: number; offset: number }): Promise<{ users: Profile[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.knex('users').select<ProfileRow[]>(...PROFILE_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset),
+      this.knex('users').count({ total: '*' }).first<{ total: number } | undefined>(),
+    ]);
+    return { users: rows.map(profileOf), total: count?.total ?? 0 };
   }
 
   /** Whether the account behind a still-valid access token exists (writes need it). */

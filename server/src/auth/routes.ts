@@ -14,15 +14,15 @@ export function authRoutes(accounts: AccountService, tokens: TokenService, optio
   const router = Router();
   const body = jsonObjectBody(options.bodyLimitBytes);
 
-  router.post('/signup', ...body, async (req, res) => {
+  router.post('/signup', body, async (req, res) => {
     sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body)) });
   });
 
-  router.post('/signin', ...body, async (req, res) => {
+  router.post('/signin', body, async (req, res) => {
     sendJson(res, 200, { data: await accounts.signIn(parseCredentials(req.body)) });
   });
 
-  router.post('/refresh', ...body, async (req, res) => {
+  router.post('/refresh', body, async (req, res) => {
     sendJson(res, 200, { data: await accounts.refresh(parseRefreshBody(req.body)) });
   });
 

@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ApiError } from '../errors.js';
 
 const MAX_DEPTH = 64;
@@ -17,32 +17,41 @@ function exceedsDepth(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** The checks after parsing: a JSON object (not an array or a scalar), nested at most 64 levels deep. */
+function objectProblem(body: unknown): ApiError | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return new ApiError('VALIDATION_ERROR', 'The request body must be a JSON object');
+  if (exceedsDepth(body, MAX_DEPTH)) return new ApiError('VALIDATION_ERROR', `The request body is nested deeper than ${MAX_DEPTH} levels`);
+  return undefined;
+}
+
+const notJson = () => new ApiError('VALIDATION_ERROR', 'The request body must be JSON, sent with Content-Type: application/json');
+
 /**
  * Reads a JSON object body: a body that needs reading must be `application/json`, valid JSON (else INVALID_JSON), an
- * object, at most BODY_LIMIT bytes (413, answered by the error handler) and nested at most 64 levels deep.
+ * object, at most BODY_LIMIT bytes (413, answered by the error handler) and nested at most 64 levels deep. Called by a
+ * handler when it is ready for the body, after its own checks (`jsonObjectBody` is the same as a middleware).
  */
-export function jsonObjectBody(limitBytes: number): RequestHandler[] {
+export function jsonObjectReader(limitBytes: number): (req: Request, res: Response) => Promise<Record<string, unknown>> {
   const parse = express.json({ limit: limitBytes, strict: false, type: () => true });
-  return [
-    (req, _res, next) => {
+  return (req, res) =>
+    new Promise((resolve, reject) => {
       if (!req.is('application/json')) {
-        next(new ApiError('VALIDATION_ERROR', 'The request body must be JSON, sent with Content-Type: application/json'));
+        reject(notJson());
         return;
       }
-      next();
-    },
-    parse,
-    (req, _res, next) => {
-      const body: unknown = req.body;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-        next(new ApiError('VALIDATION_ERROR', 'The request body must be a JSON object'));
-        return;
-      }
-      if (exceedsDepth(body, MAX_DEPTH)) {
-        next(new ApiError('VALIDATION_ERROR', `The request body is nested deeper than ${MAX_DEPTH} levels`));
-        return;
-      }
-      next();
-    },
-  ];
+      parse(req, res, (error?: unknown) => {
+        const problem = error ?? objectProblem(req.body);
+        if (problem) reject(problem);
+        else resolve(req.body as Record<string, unknown>);
+      });
+    });
+}
+
+/** `jsonObjectReader` as a middleware, for routes whose checks all come after the body. */
+export function jsonObjectBody(limitBytes: number): RequestHandler {
+  const read = jsonObjectReader(limitBytes);
+  return async (req, res, next) => {
+    await read(req, res);
+    next();
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANON, type Caller } from './caller.js';
-import { authorize, type Operation } from './authorize.js';
+import { authorize, authorizeOwnerTools, type Operation } from './authorize.js';
 
 const owner: Caller = { kind: 'user', id: 'owner-1', role: 'owner', sessionId: 's1' };
 const member: Caller = { kind: 'user', id: 'member-1', role: 'member', sessionId: 's2' };
@@ -31,5 +31,15 @@ describe('authorize', () => {
     if (expected === 'deny') expect(decision).toEqual({ allowed: false });
     else if (expected === 'allow') expect(decision).toEqual({ allowed: true, ownerScope: null });
     else expect(decision).toEqual({ allowed: true, ownerScope: caller.kind === 'user' ? caller.id : 'never' });
+  });
+});
+
+describe('authorizeOwnerTools', () => {
+  it.each([
+    ['anon', ANON, { allowed: false, reason: 'not-signed-in' }],
+    ['a member', member, { allowed: false, reason: 'not-owner' }],
+    ['the owner', owner, { allowed: true }],
+  ] as const)('%s -> %o', (_name, caller, expected) => {
+    expect(authorizeOwnerTools(caller)).toEqual(expected);
   });
 });

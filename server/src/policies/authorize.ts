@@ -28,3 +28,15 @@ export function authorize(effectivePolicy: Policy, caller: Caller, operation: Op
       return isOwner(caller) ? ALLOW : DENY;
   }
 }
+
+/** The owner's tools (`/admin/*`, its record routes included): who may use them, and who gets which refusal. */
+export type OwnerToolsDecision = { allowed: true } | { allowed: false; reason: 'not-signed-in' | 'not-owner' };
+
+/**
+ * Only the project owner uses the administrative area: anon (or no user) is told to sign in, a member is refused.
+ * What it allows on a table is every row, whatever the table's policy (`authorize` does not apply there).
+ */
+export function authorizeOwnerTools(caller: Caller): OwnerToolsDecision {
+  if (caller.kind !== 'user') return { allowed: false, reason: 'not-signed-in' };
+  return caller.role === 'owner' ? { allowed: true } : { allowed: false, reason: 'not-owner' };
+}

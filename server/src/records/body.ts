@@ -3,9 +3,7 @@ import { ID_COLUMN, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 import { invalidField } from '../errors.js';
 import { coerceValue } from './values.js';
-
-/** Where a body is written: `/api` (the owner column is forced under owner-scoped) or the owner's `/admin` tools. */
-export type WriteMode = 'scoped' | 'unscoped';
+import type { Surface } from './authorize.js';
 
 interface BodyRules {
   /** Validates and coerces every key; every key is optional here, required keys are checked by `missingOnCreate`. */
@@ -26,14 +24,14 @@ function columnRule(column: ColumnSchema): Joi.Schema {
 }
 
 // Compiled once per table version: a reload of the schema cache makes new TableSchema objects, so stale rules vanish.
-const compiled = new WeakMap<TableSchema, Map<WriteMode, BodyRules>>();
+const compiled = new WeakMap<TableSchema, Map<Surface, BodyRules>>();
 
-function rulesFor(table: TableSchema, mode: WriteMode): BodyRules {
-  let byMode = compiled.get(table);
-  if (!byMode) compiled.set(table, (byMode = new Map()));
-  let rules = byMode.get(mode);
+function rulesFor(table: TableSchema, surface: Surface): BodyRules {
+  let bySurface = compiled.get(table);
+  if (!bySurface) compiled.set(table, (bySurface = new Map()));
+  let rules = bySurface.get(surface);
   if (!rules) {
-    const forcedOwner = mode === 'scoped' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+    const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
     const writable = table.columnList.filter((column) => !SERVER_MANAGED.has(column.name) && !column.generated && column.name !== forcedOwner);
     rules = {
       schema: Joi.object(Object.fromEntries(writable.map((column) => [column.name, columnRule(column)]))).unknown(false),
@@ -41,7 +39,7 @@ function rulesFor(table: TableSchema, mode: WriteMode): BodyRules {
         .filter((column) => !column.nullable && !column.hasDefault && column.name !== ID_COLUMN)
         .map((column) => column.name),
     };
-    byMode.set(mode, rules);
+    bySurface.set(surface, rules);
   }
   return rules;
 }
@@ -50,8 +48,8 @@ function rulesFor(table: TableSchema, mode: WriteMode): BodyRules {
  * Strict validation of a record body: an unknown key (including `__proto__`), a server-managed or generated column,
  * or a value that does not fit its column is 400 naming the field. Returns the coerced values.
  */
-export function validateRecordBody(table: TableSchema, body: Record<string, unknown>, mode: WriteMode): Record<string, unknown> {
-  const forcedOwner = mode === 'scoped' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+export function validateRecordBody(table: TableSchema, body: Record<string, unknown>, surface: Surface): Record<string, unknown> {
+  const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
   const values: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     const column = table.columns.get(key);
@@ -62,7 +60,7 @@ export function validateRecordBody(table: TableSchema, body: Record<string, unkn
     if (key === forcedOwner) continue;
     values[key] = body[key];
   }
-  const { value, error } = rulesFor(table, mode).schema.validate(values, { abortEarly: true });
+  const { value, error } = rulesFor(table, surface).schema.validate(values, { abortEarly: true });
   if (error) {
     const detail = error.details[0];
     const field = String(detail?.path[0] ?? 'body');
@@ -72,6 +70,6 @@ export function validateRecordBody(table: TableSchema, body: Record<string, unkn
 }
 
 /** Required columns (not null, no default) that a body creating a record lacks. */
-export function missingOnCreate(table: TableSchema, values: Record<string, unknown>, mode: WriteMode): string[] {
-  return rulesFor(table, mode).requiredOnCreate.filter((name) => values[name] === undefined);
+export function missingOnCreate(table: TableSchema, values: Record<string, unknown>, surface: Surface): string[] {
+  return rulesFor(table, surface).requiredOnCreate.filter((name) => values[name] === undefined);
 }

@@ -1,8 +1,14 @@
 import type { SchemaCache } from '../db/schemaCache.js';
 import { ApiError } from '../errors.js';
-import { StaleSchemaError } from './statements.js';
 
 const ATTEMPTS = 3;
+
+/** The statement ran against a newer schema than the one it was planned with: reload, then answer again. */
+export class StaleSchemaError extends Error {
+  constructor() {
+    super('the schema changed since this process loaded it');
+  }
+}
 
 /**
  * Answers that may come from an outdated schema cache: refusals decided from it (no such table or column, a policy

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ID_COLUMN } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
+import type { Scope } from './authorize.js';
+import type { Plan } from './plan.js';
 import type { ListQuery } from './query.js';
 import { comparesAsText } from './values.js';
 
 /**
- * The SQL of the record operations, built from the schema cache once per table version and statement shape, then
+ * Stage 4 of the record pipeline: plan -> SQL text and parameters. The SQL of the record operations, built from the schema cache once per table version and statement shape, then
  * reused as a named prepared statement: a request costs a cache lookup and one round trip, never a query build or a
  * re-plan. Identifiers come from the catalog and are quoted here; every value is a bound parameter.
  */
@@ -14,6 +16,12 @@ export interface Statement {
   /** Prepared-statement name: the table's schema version and a digest of the text. */
   name: string;
   text: string;
+}
+
+/** A statement and the values of its parameters, ready to run. */
+export interface Built {
+  statement: Statement;
+  values: unknown[];
 }
 
 // Bookkeeping columns of results; no created table can have them (column names start with a letter).
@@ -53,12 +61,6 @@ function cached(table: TableSchema, key: string, build: () => string): Statement
   return statement;
 }
 
-/** Limits a statement to the caller's own rows under owner-scoped. */
-export interface Scope {
-  ownerColumn: string;
-  userId: string;
-}
-
 /** The conditions of a scoped/filtered read, with their parameters from `$1`. */
 function conditions(query: ListQuery | undefined, scope: Scope | null): { sql: string[]; values: unknown[]; key: string } {
   const sql: string[] = [];
@@ -81,7 +83,7 @@ function conditions(query: ListQuery | undefined, scope: Scope | null): { sql: s
 const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
 
 /** The page and the exact total in one statement: the count as a scalar subquery joined laterally to the page. */
-export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null): { statement: Statement; values: unknown[] } {
+export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
   const { sql, values, key } = conditions(query, scope);
   const order = query.order.map((term) => `${quote(term.column.name)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
   const limit = values.length + 1;
@@ -124,19 +126,19 @@ function writerExists(parameter: number): string {
   return `EXISTS (SELECT 1 FROM users WHERE id = $${parameter})`;
 }
 
-export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): { statement: Statement; values: unknown[] } {
+export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): Built {
   const condition = byId(scope, null, 1);
   // No row, no version: a miss (404) is double-checked against the schema version by the caller.
   const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
   return { statement, values: [id, ...condition.values] };
 }
 
-export function existsStatement(table: TableSchema, id: unknown): { statement: Statement; values: unknown[] } {
+export function existsStatement(table: TableSchema, id: unknown): Built {
   const statement = cached(table, 'exists', () => `SELECT 1 FROM ${quote(table.name)} WHERE ${quote(ID_COLUMN)} = $1`);
   return { statement, values: [id] };
 }
 
-export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): { statement: Statement; values: unknown[] } {
+export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): Built {
   const condition = byId(scope, writer, 1, table.schemaVersion);
   const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
   return { statement, values: [id, ...condition.values] };
@@ -173,7 +175,7 @@ function insertGuardValues(table: TableSchema, insert: { guarded: boolean }, wri
   return writer !== null ? [table.schemaVersion, writer] : [table.schemaVersion];
 }
 
-export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): { statement: Statement; values: unknown[] } {
+export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): Built {
   const columns = presentColumns(table, values);
   const insert = insertSelect(table, columns, writer);
   const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}|${writer !== null}`, () => `${insert.text} RETURNING *`);
@@ -195,7 +197,7 @@ export function updateStatement(
   changes: Record<string, unknown>,
   scope: Scope | null,
   writer: string | null,
-): { statement: Statement; values: unknown[] } {
+): Built {
   const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
   const condition = byId(scope, writer, columns.length + 1, table.schemaVersion);
   const statement = cached(table, `update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
@@ -215,7 +217,7 @@ export function upsertStatement(
   changes: Record<string, unknown>,
   scope: Scope | null,
   writer: string | null,
-): { statement: Statement; values: unknown[] } {
+): Built {
   const columns = presentColumns(table, insertValues);
   const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
   const insert = insertSelect(table, columns, writer);
@@ -228,4 +230,22 @@ export function upsertStatement(
   const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, insert, writer)];
   if (scope) values.push(scope.userId);
   return { statement, values };
+}
+
+/** The one statement a plan runs first (an update-or-create may go on with `existsStatement` and `insertStatement`). */
+export function buildStatement(plan: Plan): Built {
+  switch (plan.kind) {
+    case 'list':
+      return listStatement(plan.table, plan.query, plan.scope);
+    case 'get':
+      return getStatement(plan.table, plan.id, plan.scope);
+    case 'create':
+      return insertStatement(plan.table, plan.values, plan.writer);
+    case 'upsert':
+      return upsertStatement(plan.table, plan.insertValues, plan.changes, plan.scope, plan.writer);
+    case 'update-or-create':
+      return updateStatement(plan.table, plan.id, plan.changes, plan.scope, plan.writer);
+    case 'delete':
+      return deleteStatement(plan.table, plan.id, plan.scope, plan.writer);
+  }
 }

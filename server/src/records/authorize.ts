@@ -1,0 +1,78 @@
+import type { TableSchema } from '../db/schema.js';
+import { isReservedTable } from '../db/schema.js';
+import { ApiError, invalidParameter, notFound, unauthorized } from '../errors.js';
+import { authorize, authorizeOwnerTools, type Operation } from '../policies/authorize.js';
+import type { Caller } from '../policies/caller.js';
+
+/**
+ * Stage 2 of the record pipeline: which table, and what the caller may do in it. `/api` applies the table's policy;
+ * the owner's `/admin/tables/:name/records` is the same pipeline with the owner's unscoped access.
+ */
+
+/** Where a record request came in: the app's API, or the owner's tools. */
+export type Surface = 'api' | 'admin';
+
+/** Limits statements to the caller's own rows under owner-scoped. */
+export interface Scope {
+  ownerColumn: string;
+  userId: string;
+}
+
+/** What a request may touch, and who writes. */
+export interface Access {
+  /** The owner-scoped caller's rows only, or null for the whole table. */
+  scope: Scope | null;
+  /** Under `api` an owner-scoped table's owner column is the caller's; under `admin` it is an ordinary column. */
+  surface: Surface;
+  /** The signed-in user whose writes need an existing account (checked inside the write statement), or null. */
+  writer: string | null;
+}
+
+export interface Authorized {
+  table: TableSchema;
+  access: Access;
+}
+
+/** Where tables are looked up: the schema cache, or a fixed set in tests. */
+export interface TableLookup {
+  served(name: string): TableSchema | undefined;
+}
+
+/** A table the owner may administer: a reserved name is 400 naming it, an unknown one 404. */
+export function administeredTable(tables: TableLookup, name: string): TableSchema {
+  if (isReservedTable(name)) throw invalidParameter('name', `${name} is a reserved table and cannot be administered`);
+  const table = tables.served(name);
+  if (!table) throw notFound(`No table ${name}`);
+  return table;
+}
+
+function forbidden(table: TableSchema, operation: Operation): ApiError {
+  return new ApiError('FORBIDDEN', `The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, {
+    table: table.name,
+    policy: table.effectivePolicy,
+    operation,
+  });
+}
+
+const OWNER_TOOLS: Access = Object.freeze({ scope: null, surface: 'admin', writer: null }) as Access;
+
+/** Table (404, or 400 for a reserved name on `admin`) and policy (403): the checks before parameters and body. */
+export function authorizeRecords(tables: TableLookup, surface: Surface, name: string, caller: Caller, operation: Operation): Authorized {
+  if (surface === 'admin') {
+    const table = administeredTable(tables, name);
+    const decision = authorizeOwnerTools(caller);
+    if (!decision.allowed) {
+      throw decision.reason === 'not-owner' ? new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area') : unauthorized();
+    }
+    // The owner's account was checked before routing: writes need no check of their own.
+    return { table, access: OWNER_TOOLS };
+  }
+  const table = tables.served(name);
+  if (!table) throw notFound(`No table ${name}`);
+  const decision = authorize(table.effectivePolicy, caller, operation);
+  if (!decision.allowed) throw forbidden(table, operation);
+  const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
+  // An access token outlives a deleted account; its writes must not: the write statement checks the account.
+  const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
+  return { table, access: { scope, surface, writer } };
+}

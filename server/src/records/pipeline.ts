@@ -1,0 +1,57 @@
+import type { SchemaCache } from '../db/schemaCache.js';
+import type { Caller } from '../policies/caller.js';
+import { authorizeRecords, type Authorized, type Surface } from './authorize.js';
+import { execute, type Executor } from './execute.js';
+import { answerFresh } from './fresh.js';
+import { operationOf, parseRequest, takesBody, type Body, type QueryParams, type RecordTarget } from './parse.js';
+import { planRequest } from './plan.js';
+import { respond, type Answer } from './respond.js';
+
+/**
+ * The record pipeline, for `/api/:table` and the owner's `/admin/tables/:name/records` alike:
+ * parse -> authorize -> plan -> build -> execute -> respond, each a module of its own.
+ */
+
+export interface RecordDeps extends Executor {
+  cache: SchemaCache;
+}
+
+/** A record request as a route file hands it over: who calls, what they name, and how to read the body. */
+export interface RecordCall {
+  surface: Surface;
+  /** Already checked by the route: credentials come before everything (401). */
+  caller: Caller;
+  target: RecordTarget;
+  query: QueryParams;
+  /** Reads the JSON object body; called only once the policy allowed the write. */
+  readBody(): Promise<Body>;
+}
+
+/**
+ * The contract's order of checks: credentials (the route) -> table (404) -> policy (403) -> parameters and body (400)
+ * -> row (404). Everything decided from the schema cache is answered from the current schema: a refusal or a
+ * statement that finds the schema moved on reloads it and answers again (`answerFresh`).
+ */
+export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
+  const { cache } = deps;
+  const { surface, caller, target } = call;
+  const operation = operationOf(target.action);
+  const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation);
+
+  // A body is read only after the table and the policy allowed the write.
+  let authorized: Authorized | undefined;
+  let body: Body | undefined;
+  if (takesBody(target.action)) {
+    authorized = await answerFresh(cache, async () => authorizeNow());
+    body = await call.readBody();
+  }
+
+  const outcome = await answerFresh(cache, () => {
+    // The decision taken before the body holds while the schema it came from is still the loaded one.
+    if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
+    const request = parseRequest(target, call.query, body);
+    const plan = planRequest(request, authorized);
+    return execute(deps, plan);
+  });
+  return respond(target.action, outcome);
+}

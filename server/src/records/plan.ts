@@ -1,0 +1,104 @@
+import { ID_COLUMN } from '@basalt/contract';
+import type { TableSchema } from '../db/schema.js';
+import { invalidField, notFound } from '../errors.js';
+import { randomId } from '../ids.js';
+import type { Authorized, Scope } from './authorize.js';
+import { missingOnCreate, validateRecordBody } from './body.js';
+import type { RecordRequest } from './parse.js';
+import { planListQuery, type ListQuery } from './query.js';
+import { coerceValue, generateId } from './values.js';
+
+/**
+ * Stage 3 of the record pipeline: the request and the caller's access -> a plain value saying exactly what to do.
+ * Every value is coerced, the body validated, the owner scope and the writer set; the SQL is built from this alone.
+ */
+
+export type Row = Record<string, unknown>;
+
+export type Plan =
+  | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
+  | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null }
+  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null }
+  /** Create-or-update in one statement: the body can create the record and the id is unique. */
+  | { kind: 'upsert'; table: TableSchema; rawId: string; insertValues: Row; changes: Row; scope: Scope | null; writer: string | null }
+  /**
+   * PUT whose body could not create the record (or whose table's id is not unique): update it, and only if there is
+   * none create it, or say which required columns the body lacks.
+   */
+  | {
+      kind: 'update-or-create';
+      table: TableSchema;
+      id: unknown;
+      rawId: string;
+      insertValues: Row;
+      changes: Row;
+      missing: string[];
+      scope: Scope | null;
+      writer: string | null;
+    }
+  | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null };
+
+/** The path id coerced to the id column's type; an id that cannot be one names no record (404). */
+export function coerceId(table: TableSchema, raw: string): unknown {
+  const coerced = coerceValue(table.columns.get(ID_COLUMN)!, raw);
+  if (!coerced.ok) throw notFound(`No record ${raw} in ${table.name}`);
+  return coerced.value;
+}
+
+export function missingColumnError(table: TableSchema, missing: string[]) {
+  const field = missing[0]!;
+  return invalidField(field, `${field} is required to create a record in ${table.name}`);
+}
+
+function planCreate({ table, access }: Authorized, body: Row): Plan {
+  const values = validateRecordBody(table, body, access.surface);
+  if (values[ID_COLUMN] === undefined || values[ID_COLUMN] === null) {
+    const id = table.columns.get(ID_COLUMN)!;
+    if (id.hasDefault) delete values[ID_COLUMN];
+    else if (id.type === 'text') values[ID_COLUMN] = generateId(id, randomId);
+    else throw invalidField(ID_COLUMN, `${ID_COLUMN} is required: the id column of ${table.name} has no default`);
+  }
+  const missing = missingOnCreate(table, values, access.surface);
+  if (missing.length > 0) throw missingColumnError(table, missing);
+  if (access.scope) values[access.scope.ownerColumn] = access.scope.userId;
+  return { kind: 'create', table, values, writer: access.writer };
+}
+
+/**
+ * PUT creates the record at the path id or updates it (then only the columns sent). Under owner-scoped the owner
+ * column is the caller's on create and never changes on update.
+ */
+function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Plan {
+  const id = coerceId(table, rawId);
+  const changes = validateRecordBody(table, body, access.surface);
+  if (changes[ID_COLUMN] !== undefined && String(changes[ID_COLUMN]) !== String(id)) {
+    throw invalidField(ID_COLUMN, `${ID_COLUMN} in the body must equal the id in the path`);
+  }
+  delete changes[ID_COLUMN];
+  const insertValues: Row = { ...changes, [ID_COLUMN]: id };
+  const { scope, writer } = access;
+  if (scope) {
+    insertValues[scope.ownerColumn] = scope.userId;
+    // The owner column never changes on update under a scope (it already is the caller).
+    delete changes[scope.ownerColumn];
+  }
+  const missing = missingOnCreate(table, insertValues, access.surface);
+  if (missing.length === 0 && table.columns.get(ID_COLUMN)!.unique) return { kind: 'upsert', table, rawId, insertValues, changes, scope, writer };
+  return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer };
+}
+
+export function planRequest(request: RecordRequest, authorized: Authorized): Plan {
+  const { table, access } = authorized;
+  switch (request.action) {
+    case 'list':
+      return { kind: 'list', table, query: planListQuery(table, request.params), scope: access.scope };
+    case 'get':
+      return { kind: 'get', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope };
+    case 'create':
+      return planCreate(authorized, request.body);
+    case 'upsert':
+      return planUpsert(authorized, request.id, request.body);
+    case 'delete':
+      return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer };
+  }
+}

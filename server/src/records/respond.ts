@@ -1,0 +1,16 @@
+import type { RecordAction } from './parse.js';
+import type { Outcome } from './execute.js';
+
+/** Stage 6 of the record pipeline: what happened -> the status and the `{ data }` body. */
+
+export interface Answer {
+  status: number;
+  body: { data: unknown; total?: number };
+}
+
+export function respond(action: RecordAction, outcome: Outcome): Answer {
+  if (outcome.kind === 'page') return { status: 200, body: { data: outcome.rows, total: outcome.total } };
+  // POST always creates; PUT says which it did; reads and deletes answer the record as it is (or was).
+  const status = action === 'create' || (action === 'upsert' && outcome.created) ? 201 : 200;
+  return { status, body: { data: outcome.row } };
+}
