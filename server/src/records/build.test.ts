@@ -24,7 +24,9 @@ describe('build', () => {
 
   it('keeps a hostile column name inside its quotes', () => {
     const hostile = table('t', [column('a"; DROP TABLE users; --', 'text')], 'private');
-    const { statement } = listStatement(hostile, (listPlan({ filters: [{ column: 'a"; DROP TABLE users; --', value: 'v' }] }, hostile) as { query: never }).query, null);
+    const plan = listPlan({ filters: [{ column: 'a"; DROP TABLE users; --', value: 'v' }] }, hostile);
+    if (plan.kind !== 'list') throw new Error('expected a list plan');
+    const { statement } = listStatement(hostile, plan.query, null);
     expect(statement.text).toContain('"a""; DROP TABLE users; --" = $1');
   });
 
