@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.js';
 import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
 import type { RecordDeps } from './records/pipeline.js';
+import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
 
 export interface ServiceOptions {
@@ -76,6 +77,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         cache,
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),
+        cursorKey: cursorKeyFrom(options.jwtSecret),
       },
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,

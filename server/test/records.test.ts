@@ -263,9 +263,9 @@ describe('list', () => {
     expect(clamped.status).toBe(200);
     expect(clamped.body.data).toHaveLength(30);
     const none = await list('?limit=0', reader);
-    expect(none.body).toEqual({ data: [], total: 30 });
+    expect(none.body).toEqual({ data: [], total: 30, next: null });
     const past = await list('?offset=100', reader);
-    expect(past.body).toEqual({ data: [], total: 30 });
+    expect(past.body).toEqual({ data: [], total: 30, next: null });
   });
 
   it('orders by one or more columns, id breaking ties', async () => {

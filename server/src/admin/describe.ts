@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import type { ColumnInfo, TableInfo } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 
-/** Above this many rows (by the planner's estimate) the row count is the estimate, so the table list stays fast. */
-export const EXACT_COUNT_LIMIT = 100_000;
+import { EXACT_COUNT_LIMIT } from '../records/query/plan.js';
 
 const LITERAL = /^'((?:[^']|'')*)'(?:::[a-z ]+)?$/s;
 const NUMBER = /^\(?(-?[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)\)?(?:::[a-z ]+)?$/i;

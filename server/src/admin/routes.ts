@@ -6,7 +6,8 @@ import { authenticate, callerOf } from '../auth/credentials.js';
 import { jsonObjectBody, jsonObjectReader } from '../http/body.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
-import { parsePaging, type RecordAction } from '../records/parse.js';
+import { queryBytesOf, type RecordAction } from '../records/parse.js';
+import { parsePaging } from '../records/query/parse.js';
 import { answerRecordCall, type RecordDeps } from '../records/pipeline.js';
 import { answerFresh } from '../records/fresh.js';
 import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './definitions.js';
@@ -84,7 +85,7 @@ export function adminRoutes(deps: {
     async (req, res) => {
       const table = String(req.params.name);
       const target = action === 'list' || action === 'create' ? { action, table } : { action, table, id: String(req.params.id) };
-      const call = { surface: 'admin' as const, caller: callerOf(req), target, query: req.query, readBody: () => readBody(req, res) };
+      const call = { surface: 'admin' as const, caller: callerOf(req), target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: () => readBody(req, res) };
       const answer = await answerRecordCall(deps.records, call);
       sendJson(res, answer.status, answer.body);
     };

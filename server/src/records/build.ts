@@ -3,8 +3,9 @@ import { ID_COLUMN } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 import type { Scope } from './authorize.js';
 import type { Plan } from './plan.js';
-import type { ListQuery } from './query.js';
-import { comparesAsText } from './values.js';
+import { quote } from '../db/identifiers.js';
+import type { ListQuery } from './query/plan.js';
+import { conditionSql, keyColumnsSql, keysetSql, orderSql, Parameters } from './query/build.js';
 
 /**
  * Stage 4 of the record pipeline: plan -> SQL text and parameters. The SQL of the record operations, built from the schema cache once per table version and statement shape, then
@@ -41,9 +42,6 @@ const PUBLISHED_VERSION = `pg_sequence_last_value('public._basalt_schema_publish
 
 const MAX_SHAPES_PER_TABLE = 500;
 
-export function quote(identifier: string): string {
-  return `"${identifier.replace(/"/g, '""')}"`;
-}
 
 const statements = new WeakMap<TableSchema, Map<string, Statement>>();
 
@@ -61,41 +59,65 @@ function cached(table: TableSchema, key: string, build: () => string): Statement
   return statement;
 }
 
-/** The conditions of a scoped/filtered read, with their parameters from `$1`. */
-function conditions(query: ListQuery | undefined, scope: Scope | null): { sql: string[]; values: unknown[]; key: string } {
+export const KEY_PREFIX = '__basalt_k';
+
+/** The scope and the filters of a read, with their parameters from `$1`. */
+function readConditions(query: ListQuery, scope: Scope | null, parameters: Parameters): { sql: string[]; shape: string } {
   const sql: string[] = [];
-  const values: unknown[] = [];
-  const key: string[] = [];
+  const shape: string[] = [];
   if (scope) {
-    values.push(scope.userId);
-    sql.push(`${quote(scope.ownerColumn)} = $${values.length}`);
-    key.push(`s:${scope.ownerColumn}`);
+    sql.push(`${quote(scope.ownerColumn)} = ${parameters.bind(scope.userId)}`);
+    shape.push(`s:${scope.ownerColumn}`);
   }
-  for (const filter of query?.filters ?? []) {
-    values.push(filter.value);
-    const column = quote(filter.column.name);
-    sql.push(comparesAsText(filter.column) ? `${column}::text = $${values.length}` : `${column} = $${values.length}`);
-    key.push(`f:${filter.column.name}`);
+  for (const condition of query.conditions) {
+    const built = conditionSql(condition, parameters);
+    sql.push(built.sql);
+    shape.push(built.shape);
   }
-  return { sql, values, key: key.join(',') };
+  return { sql, shape: shape.join(',') };
 }
 
 const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
 
-/** The page and the exact total in one statement: the count as a scalar subquery joined laterally to the page. */
-export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
-  const { sql, values, key } = conditions(query, scope);
-  const order = query.order.map((term) => `${quote(term.column.name)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`).join(', ');
-  const limit = values.length + 1;
-  const statement = cached(table, `list|${key}|${order}`, () => {
+/**
+ * A page in one statement: the exact total (a scalar subquery, unless the caller asked for none) joined laterally to
+ * the rows after the cursor's position, one more than the page so the answer knows whether a next page exists, each
+ * with its order keys as text for the next cursor.
+ */
+export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null, withTotal: boolean): Built {
+  const parameters = new Parameters();
+  const filtered = readConditions(query, scope, parameters);
+  const page = [...filtered.sql];
+  let keyset = '';
+  if (query.position) {
+    const built = keysetSql(query.order, query.position, parameters);
+    page.push(built.sql);
+    keyset = built.shape;
+  }
+  const limit = parameters.bind(query.limit === 0 ? 0 : query.limit + 1);
+  const offset = parameters.bind(query.offset);
+  const order = orderSql(query.order);
+  const columns = query.select ? query.select.map((column) => quote(column.name)).join(', ') : `${quote(table.name)}.*`;
+  const shape = `list|${filtered.shape}|${keyset}|${order}|${query.select?.map((column) => column.name).join(',') ?? '*'}|${withTotal}`;
+  const statement = cached(table, shape, () => {
     const name = quote(table.name);
+    const counted = withTotal ? `SELECT count(*) AS total FROM ${name}${where(filtered.sql)}` : 'SELECT NULL::bigint AS total';
+    const keys = keyColumnsSql(query.order, KEY_PREFIX).join(', ');
     return (
-      `SELECT t.total AS ${quote(TOTAL)}, ${PUBLISHED_VERSION} AS ${quote(VERSION)}, p.* FROM (SELECT count(*) AS total FROM ${name}${where(sql)}) t ` +
-      `LEFT JOIN LATERAL (SELECT ${name}.*, true AS ${quote(PRESENT)} FROM ${name}${where(sql)} ` +
-      `ORDER BY ${order} LIMIT $${limit} OFFSET $${limit + 1}) p ON true`
+      `SELECT t.total AS ${quote(TOTAL)}, ${PUBLISHED_VERSION} AS ${quote(VERSION)}, p.* FROM (${counted}) t ` +
+      `LEFT JOIN LATERAL (SELECT ${columns}, true AS ${quote(PRESENT)}, ${keys} FROM ${name}${where(page)} ` +
+      `ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) p ON true`
     );
   });
-  return { statement, values: [...values, query.limit, query.offset] };
+  return { statement, values: parameters.values };
+}
+
+/** The planner's estimate of the rows a list's filters match, for `count=estimated`. */
+export function estimateStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
+  const parameters = new Parameters();
+  const filtered = readConditions(query, scope, parameters);
+  const statement = cached(table, `estimate|${filtered.shape}`, () => `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(table.name)}${where(filtered.sql)}`);
+  return { statement, values: parameters.values };
 }
 
 function byId(
@@ -236,7 +258,7 @@ export function upsertStatement(
 export function buildStatement(plan: Plan): Built {
   switch (plan.kind) {
     case 'list':
-      return listStatement(plan.table, plan.query, plan.scope);
+      return listStatement(plan.table, plan.query, plan.scope, plan.query.count === 'exact');
     case 'get':
       return getStatement(plan.table, plan.id, plan.scope);
     case 'create':

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { TableSchema } from '../db/schema.js';
 import { notFound, unauthorized } from '../errors.js';
-import { buildStatement, existsStatement, insertStatement, INSERTED, PRESENT, TOTAL, VERSION, type Built } from './build.js';
+import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
+import { encodeCursor, type CursorKey } from './query/cursor.js';
+import { EXACT_COUNT_LIMIT } from './query/plan.js';
 import { StaleSchemaError } from './fresh.js';
 import { missingColumnError, type Plan, type Row } from './plan.js';
 
@@ -17,9 +19,22 @@ export interface Executor {
   isStale(since: number): Promise<boolean>;
   /** Asked only when a write changed nothing, to say why. */
   userExists(userId: string): Promise<boolean>;
+  /** Signs the `next` cursors of list pages (and checks `after`, in the plan). */
+  cursorKey: CursorKey;
 }
 
-export type Outcome = { kind: 'page'; rows: Row[]; total: number } | { kind: 'record'; row: Row; created: boolean };
+export interface Page {
+  kind: 'page';
+  rows: Row[];
+  /** Absent with `count=none`. */
+  total?: number;
+  /** With `count=estimated` only: whether `total` is exact. */
+  totalExact?: boolean;
+  /** The cursor of the page after this one, or null when no row follows. */
+  next: string | null;
+}
+
+export type Outcome = Page | { kind: 'record'; row: Row; created: boolean };
 
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
 async function run(pool: pg.Pool, { statement, values }: Built): Promise<Row[]> {
@@ -27,35 +42,72 @@ async function run(pool: pg.Pool, { statement, values }: Built): Promise<Row[]> 
   return result.rows;
 }
 
-const BOOKKEEPING = new Set([TOTAL, VERSION, PRESENT, INSERTED]);
+const isBookkeeping = (name: string) => name.startsWith('__basalt_');
 
 interface Shaped {
   /** The records, without the bookkeeping columns. */
   records: Row[];
   /** The bookkeeping columns of the first row (total, version, ...). */
   first: Row;
+  /** The order keys of the record at `keysOf` (for a cursor), in order. */
+  keys: Array<string | null>;
 }
 
 /**
  * Runs a statement whose rows carry bookkeeping columns and builds the records without them. Deleting properties
  * from the driver's row objects would turn them into slow dictionaries, which JSON.stringify then crawls through.
  */
-async function runShaped(pool: pg.Pool, { statement, values }: Built): Promise<Shaped> {
+async function runShaped(pool: pg.Pool, { statement, values }: Built, keysOf = -1): Promise<Shaped> {
   const result = await pool.query<unknown[]>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
   const names = result.fields.map((field) => field.name);
-  const keep = names.map((name) => !BOOKKEEPING.has(name));
+  const keep = names.map((name) => !isBookkeeping(name));
   const presentAt = names.indexOf(PRESENT);
   const first: Row = {};
   const records: Row[] = [];
+  let keys: Array<string | null> = [];
   result.rows.forEach((cells, index) => {
-    if (index === 0) names.forEach((name, column) => BOOKKEEPING.has(name) && (first[name] = cells[column]));
+    if (index === 0) names.forEach((name, column) => !keep[column] && (first[name] = cells[column]));
     // Outer joins mark the rows that carry a record; a page past the end is one row of bookkeeping only.
     if (presentAt >= 0 && cells[presentAt] !== true) return;
+    if (records.length === keysOf) keys = names.flatMap((name, column) => (name.startsWith(KEY_PREFIX) ? [cells[column] as string | null] : []));
     const record: Row = {};
     for (let column = 0; column < names.length; column++) if (keep[column]) record[names[column]!] = cells[column];
     records.push(record);
   });
-  return { records, first };
+  return { records, first, keys };
+}
+
+/** The planner's row estimate of a statement's `EXPLAIN (FORMAT JSON)`. */
+function plannedRows(rows: Row[]): number {
+  const plan = (rows[0]?.['QUERY PLAN'] as Array<{ Plan?: { 'Plan Rows'?: unknown } }> | undefined)?.[0]?.Plan;
+  return Math.round(Number(plan?.['Plan Rows'] ?? 0));
+}
+
+/**
+ * A page: one statement fetches one row more than asked, so the answer knows whether a next page exists, and the
+ * page's last row gives the `next` cursor. `count=estimated` asks the planner first and counts exactly only when it
+ * expects fewer than 100,000 matching rows.
+ */
+async function listPage(executor: Executor, plan: Extract<Plan, { kind: 'list' }>): Promise<Page> {
+  const { pool } = executor;
+  const { table, query, scope } = plan;
+  let estimate: number | undefined;
+  if (query.count === 'estimated') {
+    const planned = plannedRows(await run(pool, estimateStatement(table, query, scope)));
+    if (planned >= EXACT_COUNT_LIMIT) estimate = planned;
+  }
+  const counted = query.count === 'exact' || (query.count === 'estimated' && estimate === undefined);
+  const { records, first, keys } = await runShaped(pool, listStatement(table, query, scope, counted), query.limit - 1);
+  checkVersion(table, first);
+  const page: Page = { kind: 'page', rows: records, next: null };
+  if (query.limit > 0 && records.length > query.limit) {
+    records.length = query.limit;
+    page.next = encodeCursor(executor.cursorKey, query.binding, keys);
+  }
+  if (counted) page.total = Number(first[TOTAL] ?? 0);
+  else if (estimate !== undefined) page.total = estimate;
+  if (query.count === 'estimated') page.totalExact = estimate === undefined;
+  return page;
 }
 
 /** Reads carry the published schema version: a newer one means the plan came from an outdated cache. */
@@ -100,11 +152,8 @@ async function updateOrCreate(executor: Executor, plan: Extract<Plan, { kind: 'u
 export async function execute(executor: Executor, plan: Plan): Promise<Outcome> {
   const { pool } = executor;
   switch (plan.kind) {
-    case 'list': {
-      const { records, first } = await runShaped(pool, buildStatement(plan));
-      checkVersion(plan.table, first);
-      return { kind: 'page', rows: records, total: Number(first[TOTAL] ?? 0) };
-    }
+    case 'list':
+      return listPage(executor, plan);
     case 'get': {
       const { records, first } = await runShaped(pool, buildStatement(plan));
       checkVersion(plan.table, first);

@@ -23,6 +23,8 @@ export interface RecordCall {
   caller: Caller;
   target: RecordTarget;
   query: QueryParams;
+  /** The length of the raw query string (the query language refuses more than 8 KiB). */
+  queryBytes: number;
   /** Reads the JSON object body; called only once the policy allowed the write. */
   readBody(): Promise<Body>;
 }
@@ -49,8 +51,8 @@ export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Prom
   const outcome = await answerFresh(cache, () => {
     // The decision taken before the body holds while the schema it came from is still the loaded one.
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
-    const request = parseRequest(target, call.query, body);
-    const plan = planRequest(request, authorized);
+    const request = parseRequest(target, call.query, body, call.queryBytes);
+    const plan = planRequest(request, authorized, deps.cursorKey);
     return execute(deps, plan);
   });
   return respond(target.action, outcome);

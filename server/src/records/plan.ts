@@ -5,7 +5,8 @@ import { randomId } from '../ids.js';
 import type { Authorized, Scope } from './authorize.js';
 import { missingOnCreate, validateRecordBody } from './body.js';
 import type { RecordRequest } from './parse.js';
-import { planListQuery, type ListQuery } from './query.js';
+import type { CursorKey } from './query/cursor.js';
+import { planListQuery, type ListQuery } from './query/plan.js';
 import { coerceValue, generateId } from './values.js';
 
 /**
@@ -87,11 +88,11 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
   return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer };
 }
 
-export function planRequest(request: RecordRequest, authorized: Authorized): Plan {
+export function planRequest(request: RecordRequest, authorized: Authorized, cursorKey: CursorKey): Plan {
   const { table, access } = authorized;
   switch (request.action) {
     case 'list':
-      return { kind: 'list', table, query: planListQuery(table, request.params), scope: access.scope };
+      return { kind: 'list', table, query: planListQuery(table, request.params, cursorKey), scope: access.scope };
     case 'get':
       return { kind: 'get', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope };
     case 'create':

@@ -3,7 +3,7 @@ import type { TokenService } from '../auth/tokens.js';
 import { resolveCaller } from '../auth/credentials.js';
 import { jsonObjectReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { parseTarget } from './parse.js';
+import { parseTarget, queryBytesOf } from './parse.js';
 import { answerRecordCall, type RecordDeps } from './pipeline.js';
 
 /**
@@ -20,7 +20,8 @@ export function recordRoutes(deps: RecordDeps & { tokens: TokenService; bodyLimi
       next();
       return;
     }
-    const answer = await answerRecordCall(deps, { surface: 'api', caller, target, query: req.query, readBody: () => readBody(req, res) });
+    const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: () => readBody(req, res) };
+    const answer = await answerRecordCall(deps, call);
     sendJson(res, answer.status, answer.body);
   };
 }

@@ -1,0 +1,50 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { invalidParameter } from '../../errors.js';
+
+/**
+ * Keyset cursors: the order keys of a page's last row, as Postgres prints them (so timestamps keep their
+ * microseconds), bound to the query they came from (table, order, filters) and signed, so a cursor that was tampered
+ * with or moved to another query is a 400 naming `after` rather than a page from somewhere else.
+ */
+
+export type CursorKey = Buffer;
+
+/** The key cursors are signed with, derived from the service secret: every process of a project shares it. */
+export function cursorKeyFrom(secret: string): CursorKey {
+  return createHmac('sha256', secret).update('basalt keyset cursor').digest();
+}
+
+const MAC_LENGTH = 16;
+
+function bindingDigest(binding: string): string {
+  return createHash('sha256').update(binding).digest('base64url').slice(0, 16);
+}
+
+function mac(key: CursorKey, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, MAC_LENGTH);
+}
+
+export function encodeCursor(key: CursorKey, binding: string, values: Array<string | null>): string {
+  const payload = Buffer.from(JSON.stringify({ b: bindingDigest(binding), v: values })).toString('base64url');
+  return `${payload}.${mac(key, payload).toString('base64url')}`;
+}
+
+const refused = () => invalidParameter('after', 'after is not a cursor of this table, order and filters (use the `next` of the previous page)');
+
+/** The order keys of the row a page starts after; 400 naming `after` for anything but this query's own cursor. */
+export function decodeCursor(key: CursorKey, binding: string, cursor: string, length: number): Array<string | null> {
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined) throw refused();
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== MAC_LENGTH || !timingSafeEqual(given, mac(key, payload))) throw refused();
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw refused();
+  }
+  const { b, v } = (body ?? {}) as { b?: unknown; v?: unknown };
+  if (b !== bindingDigest(binding) || !Array.isArray(v) || v.length !== length) throw refused();
+  if (!v.every((value) => value === null || typeof value === 'string')) throw refused();
+  return v as Array<string | null>;
+}

@@ -1,0 +1,167 @@
+import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
+import { invalidParameter } from '../../errors.js';
+
+/**
+ * The query language's parser: a list's query string -> a typed tree of names, operators and raw values. It knows no
+ * schema (the plan binds names to columns and coerces values), so lists, embeds and realtime filters share it.
+ */
+
+export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'is', 'search'] as const;
+export type Operator = (typeof OPERATORS)[number];
+export const IS_VALUES = ['null', 'notnull', 'true', 'false'] as const;
+export type IsValue = (typeof IS_VALUES)[number];
+export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
+export type CountMode = (typeof COUNT_MODES)[number];
+
+/** Parameters that are not filters; a column with one of these names is filtered as `<column>[eq]=v`. */
+export const RESERVED_PARAMETERS = new Set(['limit', 'offset', 'order', 'select', 'after', 'count']);
+export const MAX_FILTERS = 30;
+export const MAX_QUERY_BYTES = 8 * 1024;
+export const MAX_LIST_VALUES = 100;
+
+export interface OrderParam {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+/** One condition as sent: `key` is the parameter name, which errors name (`score[gte]`). */
+export type FilterParam =
+  | { key: string; column: string; op: Exclude<Operator, 'in' | 'nin' | 'is'>; value: string }
+  | { key: string; column: string; op: 'in' | 'nin'; values: string[] }
+  | { key: string; column: string; op: 'is'; value: IsValue };
+
+export interface ListParams {
+  limit: number;
+  /** null when not given: `after` refuses any offset, 0 included. */
+  offset: number | null;
+  /** As written, without the `id` tie-breaker the plan adds. */
+  order: OrderParam[];
+  filters: FilterParam[];
+  /** Column names, or null for every column (`*` or no `select`). */
+  select: string[] | null;
+  after: string | null;
+  count: CountMode;
+}
+
+export type QueryParams = Record<string, unknown>;
+
+const WHOLE_NUMBER = /^[0-9]+$/;
+const FILTER_KEY = /^(.+)\[([A-Za-z]*)\]$/;
+const COLUMN_LIST = /^[^,()]+(?:,[^,()]+)*$/;
+
+export function single(params: QueryParams, name: string): string | undefined {
+  const value = params[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalidParameter(name, `${name} is given more than once`);
+  return value;
+}
+
+function wholeNumber(params: QueryParams, name: string): number | undefined {
+  const value = single(params, name);
+  if (value === undefined) return undefined;
+  if (!WHOLE_NUMBER.test(value)) throw invalidParameter(name, `${name} must be a whole number >= 0`);
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed)) throw invalidParameter(name, `${name} is too large`);
+  return parsed;
+}
+
+/** `limit` (default 20, clamped to 100) and `offset` of a listing: whole numbers, each given at most once. */
+export function parsePaging(params: QueryParams): { limit: number; offset: number } {
+  return { limit: Math.min(wholeNumber(params, 'limit') ?? DEFAULT_LIMIT, MAX_LIMIT), offset: wholeNumber(params, 'offset') ?? 0 };
+}
+
+function parseOrder(value: string | undefined): OrderParam[] {
+  if (value === undefined) return [];
+  return value.split(',').map((part) => {
+    const dot = part.lastIndexOf('.');
+    const direction = part.slice(dot + 1);
+    if (dot <= 0 || (direction !== 'asc' && direction !== 'desc')) {
+      throw invalidParameter('order', `order must be <column>.asc or <column>.desc, comma-separated; got "${part}"`);
+    }
+    return { column: part.slice(0, dot), direction };
+  });
+}
+
+function parseSelect(value: string | undefined): string[] | null {
+  if (value === undefined || value === '*') return null;
+  if (!COLUMN_LIST.test(value)) throw invalidParameter('select', 'select must be * or column names, comma-separated');
+  const names = value.split(',');
+  return names.includes('*') ? null : [...new Set(names)];
+}
+
+/**
+ * An `in` list: values separated by commas; a value holding a comma or a double quote is written in double quotes, a
+ * quote inside doubled (`"a,b"`, `"say ""hi"""`). 1 to 100 values.
+ */
+export function parseValueList(key: string, text: string): string[] {
+  const values: string[] = [];
+  let index = 0;
+  for (;;) {
+    let value = '';
+    if (text[index] === '"') {
+      index++;
+      for (;;) {
+        if (index >= text.length) throw invalidParameter(key, `${key} has an unterminated quoted value`);
+        if (text[index] === '"') {
+          if (text[index + 1] === '"') {
+            value += '"';
+            index += 2;
+            continue;
+          }
+          index++;
+          break;
+        }
+        value += text[index++];
+      }
+      if (index < text.length && text[index] !== ',') throw invalidParameter(key, `${key}: a quoted value must be followed by a comma or the end`);
+    } else {
+      const comma = text.indexOf(',', index);
+      value = text.slice(index, comma < 0 ? text.length : comma);
+      if (value.includes('"')) throw invalidParameter(key, `${key}: a value holding a double quote must be written in double quotes`);
+      index = comma < 0 ? text.length : comma;
+    }
+    values.push(value);
+    if (values.length > MAX_LIST_VALUES) throw invalidParameter(key, `${key} takes at most ${MAX_LIST_VALUES} values`);
+    if (index >= text.length) return values;
+    index++; // the comma
+  }
+}
+
+function parseFilter(key: string, value: string): FilterParam {
+  const match = FILTER_KEY.exec(key);
+  if (!match) return { key, column: key, op: 'eq', value };
+  const column = match[1]!;
+  const op = match[2]! as Operator;
+  if (!(OPERATORS as readonly string[]).includes(op)) {
+    throw invalidParameter(key, `${key}: unknown operator "${op}"; use one of ${OPERATORS.join(', ')}`);
+  }
+  if (op === 'in' || op === 'nin') return { key, column, op, values: parseValueList(key, value) };
+  if (op === 'is') {
+    if (!(IS_VALUES as readonly string[]).includes(value)) throw invalidParameter(key, `${key} takes one of ${IS_VALUES.join(', ')}`);
+    return { key, column, op, value: value as IsValue };
+  }
+  return { key, column, op, value };
+}
+
+/**
+ * The list query: paging, order, select, cursor, count mode and filters, as sent. Any parameter given twice is 400
+ * naming it; so is a query string over 8 KiB (`query`) or more than 30 filters.
+ */
+export function parseListParams(params: QueryParams, queryBytes = 0): ListParams {
+  if (queryBytes > MAX_QUERY_BYTES) throw invalidParameter('query', `The query string is longer than ${MAX_QUERY_BYTES} bytes`);
+  const limit = Math.min(wholeNumber(params, 'limit') ?? DEFAULT_LIMIT, MAX_LIMIT);
+  const offset = wholeNumber(params, 'offset') ?? null;
+  const order = parseOrder(single(params, 'order'));
+  const select = parseSelect(single(params, 'select'));
+  const after = single(params, 'after') ?? null;
+  if (after !== null && offset !== null) throw invalidParameter('after', 'after cannot be combined with offset: a cursor says where the page starts');
+  const count = single(params, 'count') ?? 'exact';
+  if (!(COUNT_MODES as readonly string[]).includes(count)) throw invalidParameter('count', `count must be one of ${COUNT_MODES.join(', ')}`);
+  const filters: FilterParam[] = [];
+  for (const key of Object.keys(params)) {
+    if (RESERVED_PARAMETERS.has(key)) continue;
+    if (filters.length === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
+    filters.push(parseFilter(key, single(params, key)!));
+  }
+  return { limit, offset, order, filters, select, after, count: count as CountMode };
+}

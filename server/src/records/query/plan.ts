@@ -1,0 +1,164 @@
+import { ID_COLUMN, type ColumnType } from '@basalt/contract';
+import type { ColumnSchema, TableSchema } from '../../db/schema.js';
+import { invalidParameter } from '../../errors.js';
+import { coerceFilterValue } from '../values.js';
+import { decodeCursor, type CursorKey } from './cursor.js';
+import type { CountMode, FilterParam, IsValue, ListParams, Operator } from './parse.js';
+
+/**
+ * The query language's planner: parsed names bound to the table's columns, each operator checked against its column's
+ * type, each value coerced. Timestamps compare at millisecond precision (what responses show): `t[eq]=X` is the range
+ * [X, X+1ms), `t[gt]=X` starts at X+1ms, `t[lte]=X` ends before X+1ms.
+ */
+
+export type Comparison = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
+
+export type Condition =
+  | { kind: 'compare'; column: ColumnSchema; op: Comparison; value: unknown }
+  /** [from, to), or everything outside it when negated (NULL matches neither). */
+  | { kind: 'range'; column: ColumnSchema; from: Date; to: Date; negate: boolean }
+  | { kind: 'list'; column: ColumnSchema; values: unknown[]; negate: boolean }
+  | { kind: 'pattern'; column: ColumnSchema; pattern: string; caseInsensitive: boolean }
+  | { kind: 'search'; column: ColumnSchema; words: string }
+  | { kind: 'is'; column: ColumnSchema; value: IsValue };
+
+export interface OrderTerm {
+  column: ColumnSchema;
+  direction: 'asc' | 'desc';
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  /** Ends with the `id` tie-breaker, in the direction of the last key before it. */
+  order: OrderTerm[];
+  conditions: Condition[];
+  /** The columns each record carries, in the order asked; null: every column. */
+  select: ColumnSchema[] | null;
+  /** The order keys (as text) of the row the page starts after: the decoded `after` cursor. */
+  position: Array<string | null> | null;
+  count: CountMode;
+  /** What a cursor of this query is bound to: its table, order and filters. */
+  binding: string;
+}
+
+/** Up to this many rows (by the planner's estimate) a count is exact; above it `count=estimated` gives the estimate. */
+export const EXACT_COUNT_LIMIT = 100_000;
+
+const RANGE_TYPES: readonly ColumnType[] = ['integer', 'real', 'timestamp', 'text'];
+
+/** The operators each column type takes; `is` values are checked apart. */
+const ALLOWED: Record<ColumnType, readonly Operator[]> = {
+  integer: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
+  real: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
+  timestamp: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
+  text: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'search', 'is'],
+  boolean: ['eq', 'neq', 'is'],
+  json: ['eq', 'is'],
+};
+
+function coerce(filter: FilterParam, column: ColumnSchema, raw: string): unknown {
+  const coerced = coerceFilterValue(column, raw);
+  if (!coerced.ok) throw invalidParameter(filter.key, `${filter.key} ${coerced.problem}`);
+  return coerced.value;
+}
+
+const plusMillisecond = (date: Date) => new Date(date.getTime() + 1);
+
+/** `*` matches any run of characters; `%`, `_` and `\` match themselves. */
+export function likePattern(value: string): string {
+  return value.replace(/[\\%_]/g, (character) => `\\${character}`).replace(/\*/g, '%');
+}
+
+function timestampCondition(column: ColumnSchema, op: Comparison, at: Date): Condition {
+  const next = plusMillisecond(at);
+  switch (op) {
+    case 'eq':
+    case 'neq':
+      return { kind: 'range', column, from: at, to: next, negate: op === 'neq' };
+    case 'gt':
+      return { kind: 'compare', column, op: 'gte', value: next };
+    case 'lte':
+      return { kind: 'compare', column, op: 'lt', value: next };
+    default:
+      return { kind: 'compare', column, op, value: at };
+  }
+}
+
+function planCondition(table: TableSchema, filter: FilterParam): Condition {
+  const column = table.columns.get(filter.column);
+  if (!column) throw invalidParameter(filter.key, `${filter.column} is not a column of ${table.name}`);
+  if (!ALLOWED[column.type].includes(filter.op)) {
+    throw invalidParameter(filter.key, `${filter.key}: ${filter.op} does not apply to ${column.type} column ${column.name}`);
+  }
+  switch (filter.op) {
+    case 'is':
+      if ((filter.value === 'true' || filter.value === 'false') && column.type !== 'boolean') {
+        throw invalidParameter(filter.key, `${filter.key}: is ${filter.value} applies to boolean columns only`);
+      }
+      return { kind: 'is', column, value: filter.value };
+    case 'in':
+    case 'nin':
+      return { kind: 'list', column, values: filter.values.map((raw) => coerce(filter, column, raw)), negate: filter.op === 'nin' };
+    case 'like':
+    case 'ilike':
+      return { kind: 'pattern', column, pattern: likePattern(coerce(filter, column, filter.value) as string), caseInsensitive: filter.op === 'ilike' };
+    case 'search':
+      return { kind: 'search', column, words: coerce(filter, column, filter.value) as string };
+    default: {
+      const value = coerce(filter, column, filter.value);
+      if (column.type === 'timestamp') return timestampCondition(column, filter.op, value as Date);
+      if (filter.op !== 'eq' && filter.op !== 'neq' && !RANGE_TYPES.includes(column.type)) {
+        throw invalidParameter(filter.key, `${filter.key}: ${filter.op} does not apply to ${column.type} columns`);
+      }
+      return { kind: 'compare', column, op: filter.op, value };
+    }
+  }
+}
+
+function planOrder(table: TableSchema, params: ListParams): OrderTerm[] {
+  const terms = params.order.map(({ column: name, direction }): OrderTerm => {
+    const column = table.columns.get(name);
+    if (!column) throw invalidParameter('order', `order names an unknown column "${name}"`);
+    return { column, direction };
+  });
+  // id is always the last tie-breaker, in the direction of the last key, so one index on (key, id) serves a keyset.
+  const id = table.columns.get(ID_COLUMN)!;
+  const at = terms.findIndex((term) => term.column === id);
+  if (at >= 0) return terms.slice(0, at + 1);
+  terms.push({ column: id, direction: terms.at(-1)?.direction ?? 'asc' });
+  return terms;
+}
+
+function planSelect(table: TableSchema, names: string[] | null): ColumnSchema[] | null {
+  if (names === null) return null;
+  return names.map((name) => {
+    const column = table.columns.get(name);
+    if (!column) throw invalidParameter('select', `select names an unknown column "${name}"`);
+    return column;
+  });
+}
+
+/** What a cursor is bound to: the table, the order and the filters as sent. */
+function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[]): string {
+  const conditions = filters.map((filter) => [filter.key, 'values' in filter ? filter.values : filter.value]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  return JSON.stringify([table.name, order.map((term) => `${term.column.name}.${term.direction}`), conditions]);
+}
+
+/** Order, select and filter names must be columns (else 400 naming the parameter); every value is coerced. */
+export function planListQuery(table: TableSchema, params: ListParams, cursorKey: CursorKey): ListQuery {
+  const order = planOrder(table, params);
+  const select = planSelect(table, params.select);
+  const conditions = params.filters.map((filter) => planCondition(table, filter));
+  const binding = bindingOf(table, order, params.filters);
+  return {
+    limit: params.limit,
+    offset: params.offset ?? 0,
+    order,
+    conditions,
+    select,
+    position: params.after === null ? null : decodeCursor(cursorKey, binding, params.after, order.length),
+    count: params.count,
+    binding,
+  };
+}
