@@ -38,3 +38,16 @@ export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', mes
 
 export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`) =>
   new ApiError('CONFLICT', message, { constraint: 'unique', column });
+
+/**
+ * The column and value of a unique violation (23505), from the driver's error: `Key (email)=(a@b.c) already exists.`
+ * Only the first column of a composite key is named.
+ */
+export function uniqueKeyOf(error: unknown): { column: string; value: string } | undefined {
+  const { code, detail, column } = (error ?? {}) as { code?: unknown; detail?: unknown; column?: unknown };
+  if (code !== '23505' || typeof detail !== 'string') return undefined;
+  const match = /^Key \(([^)]+)\)=\((.*)\) already exists\.?$/s.exec(detail);
+  if (!match) return typeof column === 'string' ? { column, value: '' } : undefined;
+  const name = match[1]!.split(',')[0]!.trim().replace(/^"|"$/g, '');
+  return { column: typeof column === 'string' ? column : name, value: match[1]!.includes(',') ? '' : match[2]! };
+}

@@ -3,7 +3,7 @@ import type { AccountService } from '../auth/accounts.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { authenticate, callerOf } from '../auth/credentials.js';
-import { jsonObjectBody, jsonObjectReader } from '../http/body.js';
+import { jsonBodyReader, jsonObjectBody } from '../http/body.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { queryBytesOf, type RecordAction } from '../records/parse.js';
@@ -31,7 +31,7 @@ export function adminRoutes(deps: {
   const { cache, tables, accounts, tokens } = deps;
   const router = Router();
   const body = jsonObjectBody(deps.bodyLimitBytes);
-  const readBody = jsonObjectReader(deps.bodyLimitBytes);
+  const readBody = jsonBodyReader(deps.bodyLimitBytes);
 
   const ownerOnly: RequestHandler = async (req, _res, next) => {
     const caller = callerOf(req);

@@ -17,9 +17,13 @@ function exceedsDepth(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** The checks after parsing: a JSON object (not an array or a scalar), nested at most 64 levels deep. */
-function objectProblem(body: unknown): ApiError | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return new ApiError('VALIDATION_ERROR', 'The request body must be a JSON object');
+/**
+ * The checks after parsing: a JSON object (or, where the route takes one, an array), nested at most 64 levels deep.
+ * What an array holds is the route's to check.
+ */
+function bodyProblem(body: unknown, arrays: boolean): ApiError | undefined {
+  const shapeOk = body !== null && typeof body === 'object' && (arrays || !Array.isArray(body));
+  if (!shapeOk) return new ApiError('VALIDATION_ERROR', arrays ? 'The request body must be a JSON object or an array of objects' : 'The request body must be a JSON object');
   if (exceedsDepth(body, MAX_DEPTH)) return new ApiError('VALIDATION_ERROR', `The request body is nested deeper than ${MAX_DEPTH} levels`);
   return undefined;
 }
@@ -32,6 +36,11 @@ const notJson = () => new ApiError('VALIDATION_ERROR', 'The request body must be
  * handler when it is ready for the body, after its own checks (`jsonObjectBody` is the same as a middleware).
  */
 export function jsonObjectReader(limitBytes: number): (req: Request, res: Response) => Promise<Record<string, unknown>> {
+  return jsonBodyReader(limitBytes, false) as (req: Request, res: Response) => Promise<Record<string, unknown>>;
+}
+
+/** `jsonObjectReader` for routes that also take an array (bulk writes). */
+export function jsonBodyReader(limitBytes: number, arrays = true): (req: Request, res: Response) => Promise<Record<string, unknown> | unknown[]> {
   const parse = express.json({ limit: limitBytes, strict: false, type: () => true });
   return (req, res) =>
     new Promise((resolve, reject) => {
@@ -40,9 +49,9 @@ export function jsonObjectReader(limitBytes: number): (req: Request, res: Respon
         return;
       }
       parse(req, res, (error?: unknown) => {
-        const problem = error ?? objectProblem(req.body);
+        const problem = error ?? bodyProblem(req.body, arrays);
         if (problem) reject(problem);
-        else resolve(req.body as Record<string, unknown>);
+        else resolve(req.body as Record<string, unknown> | unknown[]);
       });
     });
 }

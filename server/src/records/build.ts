@@ -204,6 +204,63 @@ export function insertStatement(table: TableSchema, values: Record<string, unkno
   return { statement, values: [...columns.map((column) => values[column.name]), ...insertGuardValues(table, insert, writer)] };
 }
 
+/**
+ * Many records in one statement: each column's values are one `text[]` parameter cast to the column's type, so the
+ * shape depends on which columns are present, never on how many records there are. A column some records leave out
+ * takes its default for them (`CASE` on a second array saying which records have it). Rows come back in the order
+ * sent: the insert reads the arrays in order (`ORDER BY` their ordinality) and RETURNING follows the insert's order.
+ */
+export function insertManyStatement(table: TableSchema, rows: Array<Record<string, unknown>>, writer: string | null): Built {
+  const parameters = new Parameters();
+  const columns = table.columnList.filter((column) => rows.some((row) => row[column.name] !== undefined));
+  const names = columns.map((column) => quote(column.name));
+  const arrays: string[] = [];
+  const aliases: string[] = [];
+  const selected: string[] = [];
+  const shape: string[] = [];
+  columns.forEach((column, index) => {
+    arrays.push(parameters.bind(rows.map((row) => textOf(row[column.name])), 'text[]'));
+    aliases.push(`c${index}`);
+    const value = `u.c${index}::${column.sqlType}`;
+    if (rows.every((row) => row[column.name] !== undefined)) {
+      selected.push(value);
+      shape.push(column.name);
+      return;
+    }
+    arrays.push(parameters.bind(rows.map((row) => row[column.name] !== undefined), 'boolean[]'));
+    aliases.push(`p${index}`);
+    // The default as the catalog prints it (pg_get_expr): what Postgres itself would run for a missing column.
+    selected.push(`CASE WHEN u.p${index} THEN ${value} ELSE ${column.defaultExpression ?? 'NULL'} END`);
+    shape.push(`${column.name}?`);
+  });
+  for (const [present, name] of [
+    [table.hasCreatedAt, 'createdAt'],
+    [table.hasUpdatedAt, 'updatedAt'],
+  ] as const) {
+    if (present && !columns.some((column) => column.name === name)) {
+      names.push(quote(name));
+      selected.push('now()');
+    }
+  }
+  const guards = [`${COMMITTED_VERSION} = ${parameters.bind(table.schemaVersion)}`];
+  if (writer !== null) {
+    guards.push(writerExists(parameters.next));
+    parameters.bind(writer);
+  }
+  const statement = cached(table, `insert-many|${shape.join(',')}|${writer !== null}`, () => {
+    const source = `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})`;
+    return `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
+  });
+  return { statement, values: parameters.values };
+}
+
+/** A coerced value as the text Postgres reads back into the column's type. */
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}
+
 /** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
 function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
   const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
@@ -263,6 +320,8 @@ export function buildStatement(plan: Plan): Built {
       return getStatement(plan.table, plan.id, plan.scope);
     case 'create':
       return insertStatement(plan.table, plan.values, plan.writer);
+    case 'create-many':
+      return insertManyStatement(plan.table, plan.rows, plan.writer);
     case 'upsert':
       return upsertStatement(plan.table, plan.insertValues, plan.changes, plan.scope, plan.writer);
     case 'update-or-create':

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { TableSchema } from '../db/schema.js';
-import { notFound, unauthorized } from '../errors.js';
+import { ApiError, notFound, unauthorized, uniqueKeyOf } from '../errors.js';
 import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
@@ -34,7 +34,7 @@ export interface Page {
   next: string | null;
 }
 
-export type Outcome = Page | { kind: 'record'; row: Row; created: boolean };
+export type Outcome = Page | { kind: 'record'; row: Row; created: boolean } | { kind: 'records'; rows: Row[] };
 
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
 async function run(pool: pg.Pool, { statement, values }: Built): Promise<Row[]> {
@@ -119,6 +119,23 @@ const writerGone = () => unauthorized('The account of this token no longer exist
 const noRecord = (table: TableSchema, rawId: string) => notFound(`No record ${rawId} in ${table.name}`);
 const record = (row: Row, created = false): Outcome => ({ kind: 'record', row, created });
 
+/**
+ * A unique violation of a bulk insert names the record it came from: the last one holding the duplicate value (the
+ * first may be the one that went in). Other errors go on to the usual translation.
+ */
+function withElementIndex(error: unknown, rows: Row[]): unknown {
+  const key = uniqueKeyOf(error);
+  if (!key) return error;
+  let index = -1;
+  rows.forEach((row, at) => {
+    const value = row[key.column];
+    if (value !== undefined && value !== null && (value instanceof Date ? value.toISOString() : String(value)) === key.value) index = at;
+  });
+  if (index < 0) return error;
+  const table = (error as { table?: string }).table ?? 'record';
+  return new ApiError('CONFLICT', `Record ${index}: a record with this ${key.column} already exists`, { constraint: 'unique', column: `${table}.${key.column}`, index });
+}
+
 /** A write that changed nothing may have been refused by the schema-version guard: then it is answered again. */
 async function unlessStale(executor: Executor, table: TableSchema): Promise<void> {
   if (await executor.isStale(table.schemaVersion)) throw new StaleSchemaError();
@@ -164,6 +181,14 @@ export async function execute(executor: Executor, plan: Plan): Promise<Outcome> 
     case 'create': {
       const row = (await run(pool, buildStatement(plan)))[0];
       if (row) return record(row, true);
+      await unlessStale(executor, plan.table);
+      throw writerGone();
+    }
+    case 'create-many': {
+      const rows = await run(pool, buildStatement(plan)).catch((error: unknown) => {
+        throw withElementIndex(error, plan.rows);
+      });
+      if (rows.length > 0) return { kind: 'records', rows };
       await unlessStale(executor, plan.table);
       throw writerGone();
     }

@@ -1,4 +1,4 @@
-import { invalidPathEncoding } from '../errors.js';
+import { ApiError, invalidPathEncoding } from '../errors.js';
 import { parseListParams, type ListParams, type QueryParams } from './query/parse.js';
 
 export type { QueryParams };
@@ -19,6 +19,8 @@ export type RecordRequest =
   | { action: 'list'; table: string; params: ListParams }
   | { action: 'get' | 'delete'; table: string; id: string }
   | { action: 'create'; table: string; body: Body }
+  /** A JSON array on create: 1 to 1,000 records, all or none. */
+  | { action: 'create-many'; table: string; bodies: Body[] }
   | { action: 'upsert'; table: string; id: string; body: Body };
 
 /** A path segment as Express decodes route parameters; bad percent-encoding is the caller's 400. */
@@ -80,14 +82,31 @@ export function operationOf(action: RecordAction): 'read' | 'write' {
   return action === 'list' || action === 'get' ? 'read' : 'write';
 }
 
+export const MAX_BULK_RECORDS = 1_000;
+
+const bodyError = (message: string, details?: Record<string, unknown>) => new ApiError('VALIDATION_ERROR', message, details);
+
+/** A create's body: one object, or an array of 1 to 1,000 objects (a bulk insert). */
+function createRequest(table: string, body: Body | unknown[] | undefined): RecordRequest {
+  if (!Array.isArray(body)) return { action: 'create', table, body: body ?? {} };
+  if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
+    throw bodyError(`A bulk insert takes 1 to ${MAX_BULK_RECORDS} records; this one has ${body.length}`, { field: 'body' });
+  }
+  body.forEach((element, index) => {
+    if (element === null || typeof element !== 'object' || Array.isArray(element)) throw bodyError(`Record ${index} of the array is not a JSON object`, { index });
+  });
+  return { action: 'create-many', table, bodies: body as Body[] };
+}
+
 /** The whole request, once the target is known to be allowed (so a 400 never comes before a 403). */
-export function parseRequest(target: RecordTarget, query: QueryParams, body: Body | undefined, queryBytes = 0): RecordRequest {
+export function parseRequest(target: RecordTarget, query: QueryParams, body: Body | unknown[] | undefined, queryBytes = 0): RecordRequest {
   switch (target.action) {
     case 'list':
       return { action: 'list', table: target.table, params: parseListParams(query, queryBytes) };
     case 'create':
-      return { action: 'create', table: target.table, body: body ?? {} };
+      return createRequest(target.table, body);
     case 'upsert':
+      if (Array.isArray(body)) throw bodyError('The request body must be a JSON object');
       return { action: 'upsert', table: target.table, id: target.id, body: body ?? {} };
     case 'get':
       return { action: 'get', table: target.table, id: target.id };

@@ -25,8 +25,8 @@ export interface RecordCall {
   query: QueryParams;
   /** The length of the raw query string (the query language refuses more than 8 KiB). */
   queryBytes: number;
-  /** Reads the JSON object body; called only once the policy allowed the write. */
-  readBody(): Promise<Body>;
+  /** Reads the JSON body (an object, or an array for a bulk create); called only once the policy allowed the write. */
+  readBody(): Promise<Body | unknown[]>;
 }
 
 /**
@@ -42,7 +42,7 @@ export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Prom
 
   // A body is read only after the table and the policy allowed the write.
   let authorized: Authorized | undefined;
-  let body: Body | undefined;
+  let body: Body | unknown[] | undefined;
   if (takesBody(target.action)) {
     authorized = await answerFresh(cache, async () => authorizeNow());
     body = await call.readBody();

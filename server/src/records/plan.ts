@@ -1,6 +1,6 @@
 import { ID_COLUMN } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { invalidField, notFound } from '../errors.js';
+import { ApiError, invalidField, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { Authorized, Scope } from './authorize.js';
 import { missingOnCreate, validateRecordBody } from './body.js';
@@ -20,6 +20,8 @@ export type Plan =
   | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
   | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null }
   | { kind: 'create'; table: TableSchema; values: Row; writer: string | null }
+  /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
+  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null }
   /** Create-or-update in one statement: the body can create the record and the id is unique. */
   | { kind: 'upsert'; table: TableSchema; rawId: string; insertValues: Row; changes: Row; scope: Scope | null; writer: string | null }
   /**
@@ -65,6 +67,27 @@ function planCreate({ table, access }: Authorized, body: Row): Plan {
   return { kind: 'create', table, values, writer: access.writer };
 }
 
+/** Each element planned as a create; an error names the element (`index`) and, where there is one, the field. */
+function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
+  const rows = bodies.map((body, index) => {
+    try {
+      return (planCreate(authorized, body) as Extract<Plan, { kind: 'create' }>).values;
+    } catch (error) {
+      if (error instanceof ApiError) throw new ApiError(error.code, `Record ${index}: ${error.message}`, { index, ...error.details });
+      throw error;
+    }
+  });
+  // An identity column's default cannot be written as an expression: it is given by every record or by none.
+  for (const column of authorized.table.columnList) {
+    if (!column.hasDefault || column.defaultExpression !== null) continue;
+    const missing = rows.findIndex((row) => row[column.name] === undefined);
+    if (missing >= 0 && rows.some((row) => row[column.name] !== undefined)) {
+      throw new ApiError('VALIDATION_ERROR', `Record ${missing}: give ${column.name} in every record or in none`, { index: missing, field: column.name });
+    }
+  }
+  return { kind: 'create-many', table: authorized.table, rows, writer: authorized.access.writer };
+}
+
 /**
  * PUT creates the record at the path id or updates it (then only the columns sent). Under owner-scoped the owner
  * column is the caller's on create and never changes on update.
@@ -97,6 +120,8 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
       return { kind: 'get', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope };
     case 'create':
       return planCreate(authorized, request.body);
+    case 'create-many':
+      return planCreateMany(authorized, request.bodies);
     case 'upsert':
       return planUpsert(authorized, request.id, request.body);
     case 'delete':

@@ -16,6 +16,7 @@ export function respond(action: RecordAction, outcome: Outcome): Answer {
     body.next = outcome.next;
     return { status: 200, body };
   }
+  if (outcome.kind === 'records') return { status: 201, body: { data: outcome.rows } };
   // POST always creates; PUT says which it did; reads and deletes answer the record as it is (or was).
   const status = action === 'create' || (action === 'upsert' && outcome.created) ? 201 : 200;
   return { status, body: { data: outcome.row } };

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { TokenService } from '../auth/tokens.js';
 import { resolveCaller } from '../auth/credentials.js';
-import { jsonObjectReader } from '../http/body.js';
+import { jsonBodyReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { parseTarget, queryBytesOf } from './parse.js';
 import { answerRecordCall, type RecordDeps } from './pipeline.js';
@@ -12,7 +12,7 @@ import { answerRecordCall, type RecordDeps } from './pipeline.js';
  * first (401), also for paths that name no record route (then 404).
  */
 export function recordRoutes(deps: RecordDeps & { tokens: TokenService; bodyLimitBytes: number }): RequestHandler {
-  const readBody = jsonObjectReader(deps.bodyLimitBytes);
+  const readBody = jsonBodyReader(deps.bodyLimitBytes);
   return async (req, res, next) => {
     const caller = (req.caller = resolveCaller(req, deps.tokens));
     const target = parseTarget(req.method, req.path);
