@@ -65,6 +65,23 @@ export interface RowCount {
   exact: boolean;
 }
 
+/** Index kinds: `btree` (plain columns), `search` (full-text on one text column), `other` (anything made with psql). */
+export const INDEX_KINDS = ['btree', 'search', 'other'] as const;
+export type IndexKind = (typeof INDEX_KINDS)[number];
+
+export interface IndexInfo {
+  name: string;
+  columns: string[];
+  unique: boolean;
+  kind: IndexKind;
+}
+
+/** `POST /admin/tables/:name/indexes`: `search` takes exactly one text column. */
+export interface CreateIndexInput {
+  columns: string[];
+  kind?: Exclude<IndexKind, 'other'>;
+}
+
 export interface TableInfo {
   name: string;
   policy: Policy;
@@ -73,6 +90,7 @@ export interface TableInfo {
   effectivePolicy: Policy;
   rowCount: RowCount;
   columns: ColumnInfo[];
+  indexes: IndexInfo[];
 }
 
 /** A column as the admin API takes it when creating a table or adding a column. */

@@ -23,6 +23,8 @@ export interface Config {
   workers: number;
   /** Connections of each process's record pool. */
   poolSize: number;
+  /** How long one record statement may run (ms) before it is cancelled and answered 504; never index builds. */
+  statementTimeoutMs: number;
   signupEnabled: boolean;
   configPath: string;
 }
@@ -101,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Ten connections per machine by default, shared by its processes: N pools of 10 on one Postgres would run N
     // times as many counts at once and stretch every tail.
     poolSize: parseInteger(env.DB_POOL_SIZE, 'DB_POOL_SIZE', Math.max(2, Math.ceil(10 / workers)), 1, 500),
+    statementTimeoutMs: parseInteger(env.STATEMENT_TIMEOUT, 'STATEMENT_TIMEOUT', 10_000, 1, 3_600_000),
     signupEnabled: readProjectConfig(configPath).signupEnabled,
     configPath,
   };

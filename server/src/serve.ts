@@ -26,6 +26,7 @@ export async function serve(
     bcryptCost: config.bcryptCost,
     signupEnabled: config.signupEnabled,
     poolSize: config.poolSize,
+    statementTimeoutMs: config.statementTimeoutMs,
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'database listener'),
   });

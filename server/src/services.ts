@@ -5,6 +5,7 @@ import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
 import { pgTypes } from './db/pgTypes.js';
+import { PreparedPool } from './db/preparedPool.js';
 import { migrate } from './db/migrate.js';
 import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
@@ -18,6 +19,8 @@ export interface ServiceOptions {
   bcryptCost: number;
   signupEnabled: boolean;
   poolSize?: number;
+  /** STATEMENT_TIMEOUT of the record pool (ms); default 10 s. Index builds and migrations run on Knex, without it. */
+  statementTimeoutMs?: number;
   /** false: do not LISTEN for schema changes (tests of the version guard alone). */
   listen?: boolean;
   /** false: migrations and the DDL trigger were already done (by a cluster primary before it forked). */
@@ -46,7 +49,14 @@ export interface Services {
 export async function createServices(options: ServiceOptions): Promise<Services> {
   // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
   const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000, types: pgTypes });
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    types: pgTypes,
+    // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end.
+    statement_timeout: options.statementTimeoutMs ?? 10_000,
+  });
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
   let listener: SchemaListener | undefined;
@@ -73,7 +83,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       passwords,
       accounts,
       records: {
-        pool,
+        pool: new PreparedPool(pool),
         cache,
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),

@@ -23,6 +23,10 @@ export interface HarnessOptions {
   database?: TestDatabase;
   /** false: this instance hears no schema notifications (only the schema-version guard keeps it right). */
   listen?: boolean;
+  /** STATEMENT_TIMEOUT of the record pool, in ms. */
+  statementTimeoutMs?: number;
+  /** Connections of the record pool. */
+  poolSize?: number;
 }
 
 /**
@@ -37,6 +41,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     bcryptCost: 4,
     signupEnabled: options.signupEnabled ?? true,
     listen: options.listen,
+    statementTimeoutMs: options.statementTimeoutMs,
+    poolSize: options.poolSize,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { ColumnInfo, TableInfo } from '@basalt/contract';
+import type { ColumnInfo, IndexInfo, TableInfo } from '@basalt/contract';
+import { listIndexes } from './indexes.js';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 
 import { EXACT_COUNT_LIMIT } from '../records/query/plan.js';
@@ -78,7 +79,7 @@ export async function countRows(knex: Knex, names: string[]): Promise<Map<string
   return counts;
 }
 
-export function describeTable(table: TableSchema, rowCount: { value: number; exact: boolean }): TableInfo {
+export function describeTable(table: TableSchema, rowCount: { value: number; exact: boolean }, indexes: IndexInfo[]): TableInfo {
   return {
     name: table.name,
     policy: table.policy,
@@ -86,10 +87,12 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
     effectivePolicy: table.effectivePolicy,
     rowCount,
     columns: table.columnList.map(describeColumn),
+    indexes: indexes.map(({ name, columns, unique, kind }) => ({ name, columns, unique, kind })),
   };
 }
 
 export async function describeTables(knex: Knex, tables: TableSchema[]): Promise<TableInfo[]> {
-  const counts = await countRows(knex, tables.map((table) => table.name));
-  return tables.map((table) => describeTable(table, counts.get(table.name) ?? { value: 0, exact: true }));
+  const names = tables.map((table) => table.name);
+  const [counts, indexes] = await Promise.all([countRows(knex, names), listIndexes(knex, names)]);
+  return tables.map((table) => describeTable(table, counts.get(table.name) ?? { value: 0, exact: true }, indexes.get(table.name) ?? []));
 }

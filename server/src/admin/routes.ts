@@ -78,6 +78,14 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: await fresh(() => tables.dropColumn(String(req.params.name), String(req.params.column))) });
   });
 
+  // Index builds are DDL whose own failure paths change the schema version: only the table lookup is retried.
+  router.post('/tables/:name/indexes', tableExists, body, async (req, res) => {
+    sendJson(res, 201, { data: await tables.createIndex(String(req.params.name), req.body) });
+  });
+  router.delete('/tables/:name/indexes/:index', tableExists, async (req, res) => {
+    sendJson(res, 200, { data: await tables.dropIndex(String(req.params.name), String(req.params.index)) });
+  });
+
   // The owner's record tools: the record pipeline with the owner's unscoped access (every row, the owner column an
   // ordinary column).
   const records =

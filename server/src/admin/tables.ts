@@ -13,9 +13,14 @@ import { administeredTable } from '../records/authorize.js';
 import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
-import { describeTable, describeTables, countRows } from './describe.js';
+import { describeTables } from './describe.js';
+import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
 
-function addColumn(knex: Knex, table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, column: ColumnPlan): void {
+/**
+ * Every name the DDL generates is given explicitly: Knex's default names (`<table>_<column>_unique`, ...) are cut to
+ * 63 bytes by Postgres, so for long names they could collide with each other or with the table itself.
+ */
+function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, column: ColumnPlan): void {
   let builder: Knex.ColumnBuilder;
   switch (column.type) {
     case 'text':
@@ -38,13 +43,13 @@ function addColumn(knex: Knex, table: Knex.CreateTableBuilder | Knex.AlterTableB
       break;
   }
   builder = column.nullable ? builder.nullable() : builder.notNullable();
-  if (column.unique) builder = builder.unique();
+  if (column.unique) builder = builder.unique({ indexName: safeName(tableName, column.name, 'unique') });
   if (column.default !== undefined) {
     // DDL takes no bind parameters: the value was coerced to the column's type and Knex quotes it as a literal.
     const literal = column.default instanceof Date ? column.default.toISOString() : column.default;
     builder = builder.defaultTo(knex.raw('?', [literal as Knex.Value]));
   }
-  if (column.isOwnerColumn) builder.references(ID_COLUMN).inTable('users').onDelete('CASCADE');
+  if (column.isOwnerColumn) builder.references(ID_COLUMN).inTable('users').onDelete('CASCADE').withKeyName(safeName(tableName, column.name, 'foreign'));
 }
 
 function isDuplicateTable(error: unknown): boolean {
@@ -68,9 +73,23 @@ export class TableAdmin {
   }
 
   async describe(name: string): Promise<TableInfo> {
+    const [info] = await describeTables(this.knex, [this.find(name)]);
+    return info!;
+  }
+
+  /** Builds an index concurrently (no transaction: reads and writes go on), then answers with the table. */
+  async createIndex(name: string, body: unknown): Promise<TableInfo> {
     const table = this.find(name);
-    const counts = await countRows(this.knex, [table.name]);
-    return describeTable(table, counts.get(table.name) ?? { value: 0, exact: true });
+    await createIndex(this.knex, table, parseCreateIndex(table, body));
+    // The DDL trigger told every process; this one answers from the new schema at once.
+    await this.cache.reload();
+    return this.describe(name);
+  }
+
+  async dropIndex(name: string, index: string): Promise<TableInfo> {
+    await dropIndex(this.knex, this.find(name), index);
+    await this.cache.reload();
+    return this.describe(name);
   }
 
   /** Runs a change in one transaction with the notification, then reloads this process's cache before answering. */
@@ -89,12 +108,12 @@ export class TableAdmin {
     try {
       await this.change(async (trx) => {
         await trx.schema.createTable(name, (table) => {
-          table.text(ID_COLUMN).primary();
-          for (const column of columns) addColumn(trx, table, column);
+          table.text(ID_COLUMN).primary({ constraintName: safeName(name, 'pkey') });
+          for (const column of columns) addColumn(trx, name, table, column);
           table.timestamp(CREATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
           table.timestamp(UPDATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
           // Owner-scoped reads filter on the owner column on every request.
-          for (const column of columns) if (column.isOwnerColumn) table.index([column.name]);
+          for (const column of columns) if (column.isOwnerColumn) table.index([column.name], safeName(name, column.name, 'index'));
         });
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
       });
@@ -134,8 +153,8 @@ export class TableAdmin {
       // A table whose policy was never stored keeps the policy it has now, even when the new column is an owner column.
       await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
       await trx.schema.alterTable(name, (builder) => {
-        addColumn(trx, builder, column);
-        if (column.isOwnerColumn) builder.index([column.name]);
+        addColumn(trx, name, builder, column);
+        if (column.isOwnerColumn) builder.index([column.name], safeName(name, column.name, 'index'));
       });
     });
     return this.describe(name);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 
 /**
@@ -18,5 +19,29 @@ export function createHttpServer(app: Express): http.Server {
   Object.setPrototypeOf(Response.prototype, app.response);
   app.request = Request.prototype as unknown as typeof app.request;
   app.response = Response.prototype as unknown as typeof app.response;
-  return http.createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  const server = http.createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  server.on('clientError', answerUnparsable);
+  return server;
+}
+
+/**
+ * Requests Node's own parser refuses never reach the app: headers over its limit (431), bytes after a body longer
+ * than its Content-Length, a malformed request line (400). Node answers those with an empty body; this answers with
+ * the error envelope, then closes the connection (what follows on it cannot be trusted).
+ */
+function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'PAYLOAD_TOO_LARGE', 'The request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'VALIDATION_ERROR', 'The request was not received in time']
+        : [400, 'Bad Request', 'VALIDATION_ERROR', 'The request is not valid HTTP (a body longer than its Content-Length, or a malformed line)'];
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -56,6 +56,8 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
   if (isConnectionFailure(error)) return new ApiError('UNAVAILABLE', 'The database is unavailable; try again shortly');
   if (!error || typeof error !== 'object') return undefined;
   const pgError = error as PgErrorLike;
+  // 57014: cancelled, here by STATEMENT_TIMEOUT (the service cancels nothing else).
+  if (pgError.code === '57014') return new ApiError('TIMEOUT', 'The query ran longer than the statement timeout; narrow it or add an index');
   if (typeof pgError.code !== 'string' || pgError.code.length !== 5) return undefined;
   const column = pgError.column ?? columnFromDetail(pgError.detail);
   if (pgError.code === '23505') {

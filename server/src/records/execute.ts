@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
 import { ApiError, notFound, unauthorized, uniqueKeyOf } from '../errors.js';
 import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
@@ -13,8 +13,8 @@ import { missingColumnError, type Plan, type Row } from './plan.js';
  */
 
 export interface Executor {
-  /** The record API's pool: named prepared statements, no query builder on the hot path. */
-  pool: pg.Pool;
+  /** The record API's pool: named prepared statements (a bounded number per connection), no query builder. */
+  pool: PreparedPool;
   /** Whether the schema version moved past the one a statement was planned with. */
   isStale(since: number): Promise<boolean>;
   /** Asked only when a write changed nothing, to say why. */
@@ -37,7 +37,7 @@ export interface Page {
 export type Outcome = Page | { kind: 'record'; row: Row; created: boolean } | { kind: 'records'; rows: Row[] };
 
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
-async function run(pool: pg.Pool, { statement, values }: Built): Promise<Row[]> {
+async function run(pool: PreparedPool, { statement, values }: Built): Promise<Row[]> {
   const result = await pool.query<Row>({ name: statement.name, text: statement.text, values });
   return result.rows;
 }
@@ -57,7 +57,7 @@ interface Shaped {
  * Runs a statement whose rows carry bookkeeping columns and builds the records without them. Deleting properties
  * from the driver's row objects would turn them into slow dictionaries, which JSON.stringify then crawls through.
  */
-async function runShaped(pool: pg.Pool, { statement, values }: Built, keysOf = -1): Promise<Shaped> {
+async function runShaped(pool: PreparedPool, { statement, values }: Built, keysOf = -1): Promise<Shaped> {
   const result = await pool.query<unknown[]>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
   const names = result.fields.map((field) => field.name);
   const keep = names.map((name) => !isBookkeeping(name));

@@ -55,6 +55,8 @@ export function missingColumnError(table: TableSchema, missing: string[]) {
 
 function planCreate({ table, access }: Authorized, body: Row): Plan {
   const values = validateRecordBody(table, body, access.surface);
+  // An empty id could never be reached again: no path names it.
+  if (values[ID_COLUMN] === '') throw invalidField(ID_COLUMN, `${ID_COLUMN} must not be empty`);
   if (values[ID_COLUMN] === undefined || values[ID_COLUMN] === null) {
     const id = table.columns.get(ID_COLUMN)!;
     if (id.hasDefault) delete values[ID_COLUMN];

@@ -1,0 +1,65 @@
+import type pg from 'pg';
+import { quote } from './identifiers.js';
+
+/** Named statements one connection keeps at most; past it the least recently used is deallocated. */
+export const MAX_PREPARED_PER_CONNECTION = 200;
+
+/** The driver's record of what it prepared on a connection (it skips the Parse step for names in here). */
+interface DriverConnection {
+  parsedStatements: Record<string, string>;
+}
+
+/**
+ * The record API's pool: every statement is a named prepared statement (parsed and planned once per connection),
+ * and each connection keeps a bounded number of them. Without the bound, query shapes (filters, select lists, body
+ * key sets) and every schema reload's new names would grow each server process's memory without end.
+ *
+ * It also keeps a connection whose statement failed with an ordinary SQL error (a unique violation, a timeout):
+ * `pool.query` releases the client with the error, which closes the connection and loses its prepared statements.
+ */
+export class PreparedPool {
+  private readonly names = new WeakMap<pg.PoolClient, Map<string, true>>();
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly perConnection = MAX_PREPARED_PER_CONNECTION,
+  ) {}
+
+  async query<R extends pg.QueryResultRow | unknown[] = pg.QueryResultRow>(config: pg.QueryConfig & { name: string; rowMode?: 'array' }): Promise<pg.QueryResult<R>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      this.admit(client, config.name);
+      return (await client.query(config as pg.QueryConfig)) as unknown as pg.QueryResult<R>;
+    } catch (error) {
+      if (!isStatementError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Marks `name` as just used on this connection, making room first when it is new and the connection is full. */
+  private admit(client: pg.PoolClient, name: string): void {
+    let known = this.names.get(client);
+    if (!known) this.names.set(client, (known = new Map()));
+    if (known.delete(name)) {
+      known.set(name, true);
+      return;
+    }
+    if (known.size >= this.perConnection) {
+      const oldest = known.keys().next().value!;
+      known.delete(oldest);
+      delete (client as unknown as { connection: DriverConnection }).connection.parsedStatements[oldest];
+      // Queued ahead of this request's statement on the same connection: no extra wait.
+      client.query(`DEALLOCATE ${quote(oldest)}`).catch(() => undefined);
+    }
+    known.set(name, true);
+  }
+}
+
+/** An error the server answered for one statement (the connection is fine), not a broken or lost connection. */
+function isStatementError(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && code.length === 5 && !code.startsWith('08') && !code.startsWith('57P') && severity === 'ERROR';
+}
