@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '@basalt/contract';
-import { ApiError } from '../errors.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 import { ANON, type Caller } from '../policies/caller.js';
 import type { TableSchema } from '../db/schema.js';
 import { column, table, todos } from '../../test/fixtures/tables.js';
@@ -14,15 +14,6 @@ function lookup(...tables: TableSchema[]): TableLookup {
   return { served: (name) => byName.get(name) };
 }
 
-function refusal(run: () => unknown): { status: number; details: unknown } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, details: error.details };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 const withPolicy = (policy: Policy) => table('notes', [column('user_id', 'text'), column('body', 'text')], policy);
 

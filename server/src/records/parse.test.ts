@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 import { operationOf, parseRequest, parseTarget, queryBytesOf, takesBody } from './parse.js';
 
-function refusal(run: () => unknown): { status: number; details: unknown } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, details: error.details };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseTarget: method and path -> what they name', () => {
   it.each([

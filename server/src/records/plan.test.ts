@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.js';
+import { refusal } from '../../test/fixtures/refusal.js';
 import { column, counters, table, todos } from '../../test/fixtures/tables.js';
 import type { Access, Authorized } from './authorize.js';
 import { planRequest, type Plan } from './plan.js';
@@ -11,15 +11,6 @@ const memberAccess: Access = { scope: { ownerColumn: 'user_id', userId: 'member-
 const ownerTools: Access = { scope: null, surface: 'admin', writer: null };
 const asMember = (): Authorized => ({ table: todos(), access: memberAccess });
 
-function refusal(run: () => unknown): { status: number; details: unknown } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, details: error.details };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 const list = (params: Partial<ListParams>): RecordRequest => ({ action: 'list', table: 'todos', params: { limit: 20, offset: null, order: [], filters: [], select: null, after: null, count: 'exact', ...params } });
 const KEY = cursorKeyFrom('plan-test-secret');

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../errors.js';
+import { refusal } from '../../../test/fixtures/refusal.js';
 import { parseListParams, parseValueList } from './parse.js';
 
-function refusal(run: () => unknown): { status: number; details: unknown } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, details: error.details };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('parseListParams: the query string as sent, no schema', () => {
   it('defaults to 20 rows, no offset, no order, every column, an exact count', () => {

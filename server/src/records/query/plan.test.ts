@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnType } from '@basalt/contract';
-import { ApiError } from '../../errors.js';
+import { refusalOrNull } from '../../../test/fixtures/refusal.js';
 import { column, table } from '../../../test/fixtures/tables.js';
 import { cursorKeyFrom, encodeCursor } from './cursor.js';
 import { parseListParams, type QueryParams } from './parse.js';
@@ -18,15 +18,6 @@ const things = table('things', [
 ]);
 const plan = (params: QueryParams) => planListQuery(things, parseListParams(params), KEY);
 
-function refusal(run: () => unknown): { status: number; details: unknown } | null {
-  try {
-    run();
-    return null;
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, details: error.details };
-    throw error;
-  }
-}
 
 const SAMPLES: Record<string, [ColumnType, string]> = {
   score: ['integer', '3'],
@@ -52,18 +43,18 @@ const matrix = Object.entries(SAMPLES).flatMap(([name, [type, sample]]) =>
 describe('operators x column types', () => {
   it.each(matrix)('%s (%s) [%s]=%s allowed: %s', (name, _type, op, value, allowed) => {
     const key = `${name}[${op}]`;
-    const outcome = refusal(() => plan({ [key]: value }));
+    const outcome = refusalOrNull(() => plan({ [key]: value }));
     if (allowed) expect(outcome).toBeNull();
     else expect(outcome).toEqual({ status: 400, details: { parameter: key } });
   });
 
   it('takes is true/false on boolean columns only', () => {
     expect(plan({ 'done[is]': 'false' }).conditions).toEqual([{ kind: 'is', column: expect.objectContaining({ name: 'done' }), value: 'false' }]);
-    expect(refusal(() => plan({ 'score[is]': 'true' }))).toEqual({ status: 400, details: { parameter: 'score[is]' } });
+    expect(refusalOrNull(() => plan({ 'score[is]': 'true' }))).toEqual({ status: 400, details: { parameter: 'score[is]' } });
   });
 
   it('compares uuid and other text-like types as text, patterns included', () => {
-    expect(refusal(() => plan({ 'ref[like]': '0a*', 'ref[gt]': 'x' }))).toBeNull();
+    expect(refusalOrNull(() => plan({ 'ref[like]': '0a*', 'ref[gt]': 'x' }))).toBeNull();
   });
 });
 
@@ -80,7 +71,7 @@ describe('values', () => {
     ['nope[eq]', '1'],
     ['nope', '1'],
   ])('%s=%s is 400 naming it', (key, value) => {
-    expect(refusal(() => plan({ [key]: value }))).toEqual({ status: 400, details: { parameter: key } });
+    expect(refusalOrNull(() => plan({ [key]: value }))).toEqual({ status: 400, details: { parameter: key } });
   });
 
   it('coerces every value of a list', () => {
@@ -125,17 +116,17 @@ describe('order, select and cursor', () => {
 
   it('binds select to columns and names an unknown one', () => {
     expect(plan({ select: 'title,id' }).select?.map((entry) => entry.name)).toEqual(['title', 'id']);
-    expect(refusal(() => plan({ select: 'title,secret' }))).toEqual({ status: 400, details: { parameter: 'select' } });
-    expect(refusal(() => plan({ order: 'secret.asc' }))).toEqual({ status: 400, details: { parameter: 'order' } });
+    expect(refusalOrNull(() => plan({ select: 'title,secret' }))).toEqual({ status: 400, details: { parameter: 'select' } });
+    expect(refusalOrNull(() => plan({ order: 'secret.asc' }))).toEqual({ status: 400, details: { parameter: 'order' } });
   });
 
   it('reads a cursor of the same query, and refuses one of another order or filter', () => {
     const query = plan({ order: 'score.desc', 'title[like]': 'a*' });
     const cursor = encodeCursor(KEY, query.binding, ['5', 'x']);
     expect(plan({ order: 'score.desc', 'title[like]': 'a*', after: cursor }).position).toEqual(['5', 'x']);
-    expect(refusal(() => plan({ order: 'score.asc', 'title[like]': 'a*', after: cursor }))).toEqual({ status: 400, details: { parameter: 'after' } });
-    expect(refusal(() => plan({ order: 'score.desc', 'title[like]': 'b*', after: cursor }))).toEqual({ status: 400, details: { parameter: 'after' } });
-    expect(refusal(() => planListQuery(table('others', [column('score', 'integer'), column('title', 'text')]), parseListParams({ order: 'score.desc', 'title[like]': 'a*', after: cursor }), KEY))).toEqual({
+    expect(refusalOrNull(() => plan({ order: 'score.asc', 'title[like]': 'a*', after: cursor }))).toEqual({ status: 400, details: { parameter: 'after' } });
+    expect(refusalOrNull(() => plan({ order: 'score.desc', 'title[like]': 'b*', after: cursor }))).toEqual({ status: 400, details: { parameter: 'after' } });
+    expect(refusalOrNull(() => planListQuery(table('others', [column('score', 'integer'), column('title', 'text')]), parseListParams({ order: 'score.desc', 'title[like]': 'a*', after: cursor }), KEY))).toEqual({
       status: 400,
       details: { parameter: 'after' },
     });
