@@ -1,6 +1,7 @@
 import type {
   AdminSettings,
   ColumnDefinition,
+  CreateIndexInput,
   CreateTableInput,
   DataResponse,
   ListResponse,
@@ -10,9 +11,9 @@ import type {
   TypesResult,
 } from '@basalt/contract';
 import { segment } from './http.js';
-import { TableClient, listParameters, type AdminTableClient } from './query.js';
+import { TableClient, type AdminTableClient } from './query.js';
 import type { Send } from './transport.js';
-import type { InsertOf, ListResult, RowOf, TableListQuery, TableName, UpdateOf } from './types.js';
+import type { CountMode, InsertOf, ListResult, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 
 export interface UserListQuery {
   limit?: number;
@@ -51,21 +52,25 @@ export class AdminClient<DB> {
       this.data('DELETE', `${this.tablePath(table)}/columns/${segment(column)}`),
   };
 
+  /** Indexes are built concurrently: the table keeps serving; the promise settles once the index is built. */
+  readonly indexes = {
+    create: (table: string, input: CreateIndexInput): Promise<TableInfo> => this.data('POST', `${this.tablePath(table)}/indexes`, input),
+    drop: (table: string, index: string): Promise<TableInfo> => this.data('DELETE', `${this.tablePath(table)}/indexes/${segment(index)}`),
+  };
+
   readonly users = {
-    list: async (query: UserListQuery = {}): Promise<ListResult<Profile>> => {
+    list: async (query: UserListQuery = {}): Promise<ListResponse<Profile>> => {
       const body = await this.send<ListResponse<Profile>>({ method: 'GET', path: '/admin/users', query: { ...query } });
       return { data: body.data, total: body.total };
     },
   };
 
-  /** Every record of a table, whatever its policy: the console's data browser. */
-  async records<T extends TableName<DB>>(table: T, query: TableListQuery<RowOf<DB[T]>> = {}): Promise<ListResult<RowOf<DB[T]>>> {
-    const body = await this.send<ListResponse<RowOf<DB[T]>>>({
-      method: 'GET',
-      path: `${this.tablePath(table)}/records`,
-      query: listParameters(query),
-    });
-    return { data: body.data, total: body.total };
+  /** Every record of a table, whatever its policy, with the query language of `list`: the console's data browser. */
+  records<T extends TableName<DB>, const S extends Selection<RowOf<DB[T]>> | undefined = undefined, C extends CountMode | undefined = undefined>(
+    table: T,
+    query: TableListQuery<RowOf<DB[T]>> & { select?: S; count?: C } = {},
+  ): Promise<ListResult<Selected<RowOf<DB[T]>, S>, C>> {
+    return this.from(table).list(query);
   }
 
   /** Write any record of a table as the owner: no policy, the owner column is an ordinary column here. */

@@ -2,21 +2,63 @@ import { describe, expect, it } from 'vitest';
 import { listParameters } from './query.js';
 
 describe('listParameters', () => {
-  it('maps paging, ordering and filters onto the list endpoint’s parameters', () => {
-    expect(listParameters({ limit: 5, offset: 10, order: ['score.desc', 'title.asc'], filter: { done: true, score: 3, at: new Date(0), skip: undefined } })).toEqual({
+  it('maps paging, ordering, select, cursor, count and equality filters onto the list endpoint’s parameters', () => {
+    expect(
+      listParameters({
+        limit: 5,
+        offset: 10,
+        order: ['score.desc', 'title.asc'],
+        select: ['id', 'title'],
+        count: 'none',
+        filter: { done: true, score: 3, at: new Date(0), skip: undefined },
+      }),
+    ).toEqual({
       limit: 5,
       offset: 10,
       order: 'score.desc,title.asc',
+      select: 'id,title',
+      after: undefined,
+      count: 'none',
       done: true,
       score: 3,
       at: new Date(0),
     });
-    expect(listParameters({ order: 'id.asc' }).order).toBe('id.asc');
-    expect(listParameters()).toEqual({ limit: undefined, offset: undefined, order: undefined });
+    expect(listParameters({ order: 'id.asc', after: 'abc' })).toMatchObject({ order: 'id.asc', after: 'abc' });
+    expect(listParameters()).toEqual({ limit: undefined, offset: undefined, order: undefined, select: undefined, after: undefined, count: undefined });
   });
 
-  it('refuses a filter that would be read as a paging parameter, or on null', () => {
-    expect(() => listParameters({ filter: { limit: 5 } })).toThrow(/reserves/);
-    expect(() => listParameters({ filter: { title: null } })).toThrow(/null/);
+  it('writes operators as column[op], lists quoted where a value holds a comma or a quote', () => {
+    expect(
+      listParameters({
+        filter: {
+          score: { gte: 10, lt: 20, nin: [1, 2] },
+          title: { like: 'a*', in: ['plain', 'a,b', 'say "hi"', ''] },
+          due: { gt: new Date(0), is: 'notnull' },
+          done: { is: false },
+          gone: null,
+        },
+      }),
+    ).toMatchObject({
+      'score[gte]': 10,
+      'score[lt]': 20,
+      'score[nin]': '1,2',
+      'title[like]': 'a*',
+      'title[in]': 'plain,"a,b","say ""hi""",',
+      'due[gt]': new Date(0),
+      'due[is]': 'notnull',
+      'done[is]': 'false',
+      'gone[is]': 'null',
+    });
+  });
+
+  it('filters a column named like a reserved parameter through [eq]', () => {
+    expect(listParameters({ filter: { limit: 5, order: 'x' } })).toMatchObject({ limit: undefined, 'limit[eq]': 5, order: undefined, 'order[eq]': 'x' });
+  });
+
+  it('refuses what the server would: unknown operators, empty or oversized lists', () => {
+    expect(() => listParameters({ filter: { a: { between: 1 } } })).toThrow(/Unknown operator/);
+    expect(() => listParameters({ filter: { a: { in: [] } } })).toThrow(/1 to 100/);
+    expect(() => listParameters({ filter: { a: { in: Array.from({ length: 101 }, (_, i) => i) } } })).toThrow(/1 to 100/);
+    expect(() => listParameters({ filter: { a: { eq: { nested: true } } } })).toThrow(/takes a string/);
   });
 });

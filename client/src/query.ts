@@ -1,10 +1,12 @@
-import type { DataResponse, ListResponse } from '@basalt/contract';
-import { segment, type QueryValue } from './http.js';
+import type { DataResponse } from '@basalt/contract';
+import { formatQueryValue, segment, type QueryValue } from './http.js';
 import type { Send } from './transport.js';
-import type { ListResult, RecordId, TableListQuery, UntypedRow } from './types.js';
+import type { CountMode, ListResult, RecordId, Selected, Selection, TableListQuery, UntypedRow } from './types.js';
 
-/** Parameter names the list endpoint reserves: a filter on a column of the same name cannot be expressed. */
-const LIST_PARAMETERS = new Set(['limit', 'offset', 'order']);
+/** Parameter names the list endpoint reserves: a column of that name is filtered as `<column>[eq]`. */
+const LIST_PARAMETERS = new Set(['limit', 'offset', 'order', 'select', 'after', 'count']);
+const OPERATORS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'search', 'is']);
+const MAX_LIST_VALUES = 100;
 
 /** Every typed list query is one of these; the typing lives in `TableListQuery`. */
 interface LooseListQuery {
@@ -12,26 +14,72 @@ interface LooseListQuery {
   offset?: number | undefined;
   order?: string | readonly string[] | undefined;
   filter?: object | undefined;
+  select?: string | readonly string[] | undefined;
+  after?: string | null | undefined;
+  count?: CountMode | undefined;
 }
 
-/** Turns a list query into the endpoint's parameters: `limit`, `offset`, `order=a.asc,b.desc`, `column=value`. */
+/** One value of an `in` list: quoted when it holds a comma or a double quote, a quote inside doubled. */
+function listItem(value: QueryValue): string {
+  const text = formatQueryValue(value);
+  return /[,"]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function isValue(value: unknown): value is QueryValue {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date;
+}
+
+/** The parameters of one column's condition: `col=v`, `col[is]=null`, or `col[op]=v` per operator. */
+function conditionParameters(column: string, condition: unknown, params: Record<string, QueryValue | undefined>): void {
+  if (condition === undefined) return;
+  if (condition === null) {
+    params[`${column}[is]`] = 'null';
+    return;
+  }
+  if (isValue(condition)) {
+    params[LIST_PARAMETERS.has(column) ? `${column}[eq]` : column] = condition;
+    return;
+  }
+  for (const [op, value] of Object.entries(condition as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    if (!OPERATORS.has(op)) throw new TypeError(`Unknown operator "${op}" on "${column}"`);
+    const key = `${column}[${op}]`;
+    if (op === 'in' || op === 'nin') {
+      const values = value as readonly QueryValue[];
+      if (!Array.isArray(values) || values.length === 0 || values.length > MAX_LIST_VALUES) {
+        throw new TypeError(`${key} takes a list of 1 to ${MAX_LIST_VALUES} values`);
+      }
+      params[key] = values.map(listItem).join(',');
+    } else if (op === 'is') {
+      params[key] = value === null ? 'null' : String(value);
+    } else if (isValue(value)) {
+      params[key] = value;
+    } else {
+      throw new TypeError(`${key} takes a string, number, boolean or Date`);
+    }
+  }
+}
+
+/** Turns a list query into the endpoint's parameters: `limit`, `order=a.asc,b.desc`, `select=a,b`, filters, ... */
 export function listParameters(query: LooseListQuery = {}): Record<string, QueryValue | undefined> {
-  const order = query.order;
+  const join = (value: string | readonly string[] | undefined) => (typeof value === 'string' || value === undefined ? value : value.join(','));
   const params: Record<string, QueryValue | undefined> = {
     limit: query.limit,
     offset: query.offset,
-    order: typeof order === 'string' || order === undefined ? order : order.join(','),
+    order: join(query.order),
+    select: join(query.select),
+    after: query.after ?? undefined,
+    count: query.count,
   };
-  for (const [column, value] of Object.entries(query.filter ?? {}) as [string, QueryValue | null | undefined][]) {
-    if (value === undefined) continue;
-    if (LIST_PARAMETERS.has(column)) {
-      // Sent as is, `{ limit: 5 }` in a filter would silently become the page size.
-      throw new TypeError(`Cannot filter on column "${column}": the list endpoint reserves that parameter name`);
-    }
-    if (value === null) throw new TypeError(`Cannot filter "${column}" on null: filters are equality on a value`);
-    params[column] = value;
-  }
+  for (const [column, condition] of Object.entries(query.filter ?? {})) conditionParameters(column, condition, params);
   return params;
+}
+
+interface ListBody {
+  data: unknown[];
+  total?: number;
+  totalExact?: boolean;
+  next: string | null;
 }
 
 /**
@@ -45,10 +93,35 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
     private readonly basePath: string,
   ) {}
 
-  /** A page of records and the total number that match. */
-  async list(query: TableListQuery<Row> = {}): Promise<ListResult<Row>> {
-    const body = await this.send<ListResponse<Row>>({ method: 'GET', path: this.basePath, query: listParameters(query) });
-    return { data: body.data, total: body.total };
+  /**
+   * A page of records, the cursor of the next page and (unless `count: 'none'`) the total that match. `select`
+   * narrows the record type to the chosen columns.
+   */
+  async list<const S extends Selection<Row> | undefined = undefined, C extends CountMode | undefined = undefined>(
+    query: TableListQuery<Row> & { select?: S; count?: C } = {},
+  ): Promise<ListResult<Selected<Row, S>, C>> {
+    const body = await this.send<ListBody>({ method: 'GET', path: this.basePath, query: listParameters(query) });
+    return body as unknown as ListResult<Selected<Row, S>, C>;
+  }
+
+  /**
+   * Every record that matches, page after page by cursor (no count asked), as an async iterator:
+   * `for await (const row of table.listAll({ filter }))`. Rows inserted or deleted meanwhile never make it skip or
+   * repeat a row that stayed.
+   */
+  async *listAll<const S extends Selection<Row> | undefined = undefined>(
+    query: Omit<TableListQuery<Row>, 'offset' | 'after' | 'count'> & { select?: S } = {},
+  ): AsyncGenerator<Selected<Row, S>, void, undefined> {
+    let after: string | null = null;
+    do {
+      const page: ListBody = await this.send<ListBody>({
+        method: 'GET',
+        path: this.basePath,
+        query: listParameters({ limit: 100, ...query, after, count: 'none' }),
+      });
+      for (const row of page.data) yield row as Selected<Row, S>;
+      after = page.next;
+    } while (after);
   }
 
   async get(id: RecordId<Row>): Promise<Row> {
@@ -58,6 +131,14 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   /** Creates a record; the server fills `id` (unless given), `createdAt`, `updatedAt` and, if owner-scoped, the owner. */
   async create(values: Insert): Promise<Row> {
     return (await this.send<DataResponse<Row>>({ method: 'POST', path: this.basePath, body: values })).data;
+  }
+
+  /**
+   * Creates 1 to 1,000 records in one statement, all or none, and returns them in the order given. An error names the
+   * record (`details.index`).
+   */
+  async createMany(values: readonly Insert[]): Promise<Row[]> {
+    return (await this.send<DataResponse<Row[]>>({ method: 'POST', path: this.basePath, body: values })).data;
   }
 
   /**
@@ -78,8 +159,5 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   }
 }
 
-/** The owner's view of a table's records: every row, no policy; there is no single-record read on that route. */
-export type AdminTableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>> = Omit<
-  TableClient<Row, Insert, Update>,
-  'get'
->;
+/** The owner's view of a table's records: every row, whatever the policy; the owner column is an ordinary column. */
+export type AdminTableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>> = TableClient<Row, Insert, Update>;

@@ -40,22 +40,108 @@ export type FilterValue<V> =
         ? string | Date
         : string | number | boolean | Date;
 
-export type Filter<Row> = { [K in keyof Row & string]?: FilterValue<Row[K]> };
+/** `is` tests: NULL or not NULL on every column, true/false on boolean columns. */
+export type IsTest = null | 'null' | 'notnull';
+
+/** Operators of integer, real and timestamp columns; text columns add patterns and search. */
+export interface RangeOperators<T> {
+  eq?: T;
+  neq?: T;
+  gt?: T;
+  gte?: T;
+  lt?: T;
+  lte?: T;
+  /** 1 to 100 values. */
+  in?: readonly T[];
+  nin?: readonly T[];
+  is?: IsTest;
+}
+
+export interface TextOperators<T> extends RangeOperators<T> {
+  /** `*` matches any run of characters; `%`, `_` and `\` match themselves. */
+  like?: string;
+  ilike?: string;
+  /** Full-text match of the words (websearch syntax: `big cat`, `"big cat"`, `cat -dog`). */
+  search?: string;
+}
+
+export interface BooleanOperators {
+  eq?: boolean;
+  neq?: boolean;
+  is?: IsTest | boolean;
+}
+
+/** json columns compare their text form for equality. */
+export interface JsonOperators {
+  eq?: string;
+  is?: IsTest;
+}
+
+/** A column of a table the client has no type for: every operator (the server checks them). */
+export interface AnyOperators extends Omit<TextOperators<string | number | boolean | Date>, 'is'> {
+  is?: IsTest | boolean;
+}
+
+type ColumnKind<V> = unknown extends V
+  ? 'any'
+  : NonNullable<V> extends boolean
+    ? 'boolean'
+    : NonNullable<V> extends number
+      ? 'number'
+      : NonNullable<V> extends string
+        ? 'string'
+        : 'json';
+
+/** The operators a column takes, from its type in the generated `Row`; a wrong operator is a compile error. */
+export type Operators<V> = {
+  any: AnyOperators;
+  boolean: BooleanOperators;
+  number: RangeOperators<number>;
+  string: TextOperators<string | Date>;
+  json: JsonOperators;
+}[ColumnKind<V>];
+
+/** A value (equality), `null` (`is null`), or operators, all ANDed. */
+export type Condition<V> = FilterValue<V> | null | Operators<V>;
+
+export type Filter<Row> = { [K in keyof Row & string]?: Condition<Row[K]> };
 
 /** `column.asc` or `column.desc`; pass an array to order by several columns. */
 export type OrderTerm<Row> = `${keyof Row & string}.${'asc' | 'desc'}`;
 
+/** `exact` (the default), `estimated` (exact below 100,000 rows, else the planner's estimate), `none` (no total). */
+export type CountMode = 'exact' | 'estimated' | 'none';
+
+/** `'*'`, or the columns each record carries. */
+export type Selection<Row> = '*' | readonly (keyof Row & string)[];
+
 export interface TableListQuery<Row = UntypedRow> {
   /** Page size; the server's default is 20 and values above 100 are clamped to 100. */
   limit?: number;
+  /** Rows to skip; not with `after`. */
   offset?: number;
   order?: OrderTerm<Row> | readonly OrderTerm<Row>[];
-  /** Equality filters, `{ column: value }`. */
+  /** Conditions per column: `{ score: { gte: 10 }, title: { like: 'a*' }, done: false }`. */
   filter?: Filter<Row>;
+  select?: Selection<Row>;
+  /** The `next` of the previous page. */
+  after?: string | null;
+  count?: CountMode;
 }
 
-export interface ListResult<Row> {
+/** The record type a `select` leaves: the chosen columns, or the whole row. */
+export type Selected<Row, S> = S extends readonly (infer K)[] ? Pick<Row, K & keyof Row> : Row;
+
+/** A page: the records, the cursor of the next page (null on the last), and the total the count mode asked for. */
+export type ListResult<Row, C extends CountMode | undefined = 'exact'> = {
   data: Row[];
-  /** Every row that matches the filters and the caller's scope, not just this page. */
-  total: number;
-}
+  /** Pass as `after` for the next page; null when no row follows. */
+  next: string | null;
+} & (C extends 'none'
+  ? { total?: undefined }
+  : C extends 'estimated'
+    ? { total: number; totalExact: boolean }
+    : {
+        /** Every row that matches the filters and the caller's scope, not just this page. */
+        total: number;
+      });

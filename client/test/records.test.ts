@@ -32,6 +32,52 @@ beforeAll(async () => {
 });
 afterAll(() => live.stop());
 
+describe('the query language through list, listAll and createMany', () => {
+  it('inserts many records at once, in order, all or none', async () => {
+    const todos = alice.from('todos');
+    const rows = await todos.createMany(Array.from({ length: 12 }, (_, i) => ({ title: `bulk ${i}`, score: 100 + i, done: i % 3 === 0 })));
+    expect(rows.map((row) => row.score)).toEqual(Array.from({ length: 12 }, (_, i) => 100 + i));
+    expect(new Set(rows.map((row) => row.user_id))).toEqual(new Set([aliceId]));
+    await expect(todos.createMany([{ title: 'fine' }, { score: 1 }])).rejects.toMatchObject({ status: 400, details: { index: 1, field: 'title' } });
+    expect((await todos.list({ filter: { title: 'fine' } })).total).toBe(0);
+  });
+
+  it('filters with operators, chooses columns and counts as asked', async () => {
+    const todos = alice.from('todos');
+    const ranged = await todos.list({ filter: { score: { gte: 104, lt: 108 }, title: { like: 'bulk*' } }, order: 'score.desc', select: ['id', 'score'] });
+    expect(ranged.data).toEqual([104, 105, 106, 107].reverse().map((score) => ({ id: expect.any(String), score })));
+    expect(ranged.total).toBe(4);
+    const listed = await todos.list({ filter: { score: { in: [100, 111, 999] } }, count: 'none' });
+    expect(listed.data.map((row) => row.score)).toEqual([100, 111]);
+    expect(listed.total).toBeUndefined();
+    const estimated = await todos.list({ filter: { done: { is: true }, score: { gte: 100 } }, count: 'estimated', limit: 1 });
+    expect([estimated.total, estimated.totalExact]).toEqual([4, true]);
+    await expect(todos.list({ filter: { done: { gt: true } } as never })).rejects.toMatchObject({ status: 400, details: { parameter: 'done[gt]' } });
+  });
+
+  it('pages by cursor with next/after, and listAll walks every page', async () => {
+    const todos = alice.from('todos');
+    const first = await todos.list({ filter: { title: { like: 'bulk*' } }, order: 'score.asc', limit: 5 });
+    const second = await todos.list({ filter: { title: { like: 'bulk*' } }, order: 'score.asc', limit: 5, after: first.next });
+    expect(second.data.map((row) => row.score)).toEqual([105, 106, 107, 108, 109]);
+    const all: number[] = [];
+    for await (const row of todos.listAll({ filter: { title: { like: 'bulk*' } }, order: 'score.desc', limit: 5, select: ['score'] })) all.push(Number(row.score));
+    expect(all).toEqual(Array.from({ length: 12 }, (_, i) => 111 - i));
+  });
+
+  it('gives the owner indexes and every row through the admin client', async () => {
+    const withIndex = await owner.admin.indexes.create('todos', { columns: ['title'], kind: 'search' });
+    expect(withIndex.indexes).toContainEqual({ name: 'todos_title_search', columns: ['title'], unique: false, kind: 'search' });
+    const found = await owner.admin.records('todos', { filter: { title: { search: 'bulk' } }, count: 'none', limit: 100 });
+    expect(found.data).toHaveLength(12);
+    const one = await owner.admin.from('todos').get(String(found.data[0]!.id));
+    expect(one.user_id).toBe(aliceId);
+    await expect(owner.admin.from('todos').get('missing')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const without = await owner.admin.indexes.drop('todos', 'todos_title_search');
+    expect(without.indexes.map((index) => index.name)).not.toContain('todos_title_search');
+  });
+});
+
 describe('record API through from(table)', () => {
   it('creates, reads, upserts and deletes, with the owner column forced to the caller', async () => {
     const todos = alice.from('todos');

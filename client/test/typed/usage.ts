@@ -27,7 +27,61 @@ export async function correctCalls(): Promise<Todo[]> {
   const tagName: string = tag.name;
   const owned = await client.admin.records('todos', { filter: { user_id: 'u1' }, order: 'title.asc' });
   await client.admin.from('tags').upsert(tag.id, { name: tagName });
-  return [...page.data, removed, ...owned.data];
+  const next: string | null = page.next;
+  const total: number = page.total;
+  return [...page.data, removed, ...owned.data, ...(next && total ? [] : [])];
+}
+
+export async function queryLanguage(): Promise<void> {
+  const todos = client.from('todos');
+  const ranged = await todos.list({
+    filter: { score: { gte: 10, lt: 20, in: [1, 2] }, title: { like: 'a*', ilike: '*B*', search: 'big cat' }, done: { is: false }, due: { gt: new Date(), is: 'notnull' } },
+    order: 'due.desc',
+    after: null,
+    count: 'estimated',
+  });
+  const exact: boolean = ranged.totalExact;
+  const chosen = await todos.list({ select: ['id', 'title'], count: 'none', filter: { meta: { eq: '{"a":1}' }, score: null } });
+  const title: string = chosen.data[0]!.title;
+  const id: string = chosen.data[0]!.id;
+  for await (const row of todos.listAll({ select: ['score'], filter: { done: true } })) {
+    const score: number | null = row.score;
+    // @ts-expect-error listAll with a select yields only the chosen columns
+    console.log(row.title, score);
+  }
+  const many = await todos.createMany([{ title: 'one' }, { title: 'two', score: 2 }]);
+  const first: string = many[0]!.id;
+  const table = await client.admin.indexes.create('todos', { columns: ['title'], kind: 'search' });
+  await client.admin.indexes.drop('todos', table.indexes[0]!.name);
+  const adminRow = await client.admin.from('todos').get(first);
+  console.log(exact, title, id, adminRow.title);
+}
+
+export async function wrongQueries(): Promise<void> {
+  const todos = client.from('todos');
+  // @ts-expect-error like is for text columns, not numbers
+  await todos.list({ filter: { score: { like: '1*' } } });
+  // @ts-expect-error gt does not apply to boolean columns
+  await todos.list({ filter: { done: { gt: true } } });
+  // @ts-expect-error is true/false is for boolean columns only
+  await todos.list({ filter: { score: { is: true } } });
+  // @ts-expect-error an in list holds values of the column's type
+  await todos.list({ filter: { score: { in: ['high'] } } });
+  // @ts-expect-error an unknown operator
+  await todos.list({ filter: { score: { between: [1, 2] } } });
+  // @ts-expect-error json columns take eq and is only
+  await todos.list({ filter: { meta: { neq: 'x' } } });
+  // @ts-expect-error select names only columns of the table
+  await todos.list({ select: ['id', 'titel'] });
+  const chosen = await todos.list({ select: ['id'] });
+  // @ts-expect-error a select narrows the record type
+  console.log(chosen.data[0]?.title);
+  const uncounted = await todos.list({ count: 'none' });
+  // @ts-expect-error count none answers no total
+  const total: number = uncounted.total;
+  // @ts-expect-error createMany takes Insert records
+  await todos.createMany([{ done: true }]);
+  console.log(total);
 }
 
 export async function wrongCalls(): Promise<void> {
