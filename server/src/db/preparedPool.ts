@@ -25,18 +25,23 @@ export class PreparedPool {
     private readonly perConnection = MAX_PREPARED_PER_CONNECTION,
   ) {}
 
-  async query<R extends pg.QueryResultRow | unknown[] = pg.QueryResultRow>(config: pg.QueryConfig & { name: string; rowMode?: 'array' }): Promise<pg.QueryResult<R>> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      this.admit(client, config.name);
-      return (await client.query(config as pg.QueryConfig)) as unknown as pg.QueryResult<R>;
-    } catch (error) {
-      if (!isStatementError(error)) broken = error as Error;
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+  /** One promise per statement, callbacks inside: the same shape as `pool.query`, on the hot path of every request. */
+  query<R extends pg.QueryResultRow | unknown[] = pg.QueryResultRow>(config: pg.QueryConfig & { name: string; rowMode?: 'array' }): Promise<pg.QueryResult<R>> {
+    return new Promise((resolve, reject) => {
+      this.pool.connect((connectError, client, release) => {
+        if (connectError || !client) {
+          reject(connectError);
+          return;
+        }
+        this.admit(client, config.name);
+        client.query(config as pg.QueryConfig, (error: Error | undefined, result: pg.QueryResult) => {
+          // An ordinary SQL error leaves the connection (and its prepared statements) fine: keep it.
+          release(error && !isStatementError(error) ? error : undefined);
+          if (error) reject(error);
+          else resolve(result as unknown as pg.QueryResult<R>);
+        });
+      });
+    });
   }
 
   /** Marks `name` as just used on this connection, making room first when it is new and the connection is full. */

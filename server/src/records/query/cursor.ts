@@ -16,8 +16,17 @@ export function cursorKeyFrom(secret: string): CursorKey {
 
 const MAC_LENGTH = 16;
 
+// Every page of a list signs a `next`: the digest of its query is the same for every page, so it is kept.
+const digests = new Map<string, string>();
+
 function bindingDigest(binding: string): string {
-  return createHash('sha256').update(binding).digest('base64url').slice(0, 16);
+  let digest = digests.get(binding);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(binding).digest('base64url').slice(0, 16);
+    if (digests.size >= 1_000) digests.clear();
+    digests.set(binding, digest);
+  }
+  return digest;
 }
 
 function mac(key: CursorKey, payload: string): Buffer {
