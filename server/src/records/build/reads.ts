@@ -1,0 +1,81 @@
+import { ID_COLUMN } from '@basalt/contract';
+import { quote } from '../../db/identifiers.js';
+import type { TableSchema } from '../../db/schema.js';
+import type { Scope } from '../authorize.js';
+import { conditionSql, keyColumnsSql, keysetSql, orderSql, Parameters } from '../query/build.js';
+import type { ListQuery } from '../query/plan.js';
+import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } from './shared.js';
+
+/** The statements of reads: a page with its total, a planner estimate, one record, whether an id exists. */
+
+export const KEY_PREFIX = '__basalt_k';
+
+/** The scope and the filters of a read, with their parameters from `$1`. */
+function readConditions(query: ListQuery, scope: Scope | null, parameters: Parameters): { sql: string[]; shape: string } {
+  const sql: string[] = [];
+  const shape: string[] = [];
+  if (scope) {
+    sql.push(`${quote(scope.ownerColumn)} = ${parameters.bind(scope.userId)}`);
+    shape.push(`s:${scope.ownerColumn}`);
+  }
+  for (const condition of query.conditions) {
+    const built = conditionSql(condition, parameters);
+    sql.push(built.sql);
+    shape.push(built.shape);
+  }
+  return { sql, shape: shape.join(',') };
+}
+
+const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
+
+/**
+ * A page in one statement: the exact total (a scalar subquery, unless the caller asked for none) joined laterally to
+ * the rows after the cursor's position, one more than the page so the answer knows whether a next page exists, each
+ * with its order keys as text for the next cursor.
+ */
+export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null, withTotal: boolean): Built {
+  const parameters = new Parameters();
+  const filtered = readConditions(query, scope, parameters);
+  const page = [...filtered.sql];
+  let keyset = '';
+  if (query.position) {
+    const built = keysetSql(query.order, query.position, parameters);
+    page.push(built.sql);
+    keyset = built.shape;
+  }
+  const limit = parameters.bind(query.limit === 0 ? 0 : query.limit + 1);
+  const offset = parameters.bind(query.offset);
+  const order = orderSql(query.order);
+  const columns = query.select ? query.select.map((column) => quote(column.name)).join(', ') : `${quote(table.name)}.*`;
+  const shape = `list|${filtered.shape}|${keyset}|${order}|${query.select?.map((column) => column.name).join(',') ?? '*'}|${withTotal}`;
+  const statement = cached(table, shape, () => {
+    const name = quote(table.name);
+    const counted = withTotal ? `SELECT count(*) AS total FROM ${name}${where(filtered.sql)}` : 'SELECT NULL::bigint AS total';
+    const keys = keyColumnsSql(query.order, KEY_PREFIX).join(', ');
+    return (
+      `SELECT t.total AS ${quote(TOTAL)}, ${PUBLISHED_VERSION} AS ${quote(VERSION)}, p.* FROM (${counted}) t ` +
+      `LEFT JOIN LATERAL (SELECT ${columns}, true AS ${quote(PRESENT)}, ${keys} FROM ${name}${where(page)} ` +
+      `ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) p ON true`
+    );
+  });
+  return { statement, values: parameters.values };
+}
+
+/** The planner's estimate of the rows a list's filters match, for `count=estimated`. */
+export function estimateStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
+  const parameters = new Parameters();
+  const filtered = readConditions(query, scope, parameters);
+  const statement = cached(table, `estimate|${filtered.shape}`, () => `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(table.name)}${where(filtered.sql)}`);
+  return { statement, values: parameters.values };
+}
+export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): Built {
+  const condition = byId(scope, null, 1);
+  // No row, no version: a miss (404) is double-checked against the schema version by the caller.
+  const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
+  return { statement, values: [id, ...condition.values] };
+}
+
+export function existsStatement(table: TableSchema, id: unknown): Built {
+  const statement = cached(table, 'exists', () => `SELECT 1 FROM ${quote(table.name)} WHERE ${quote(ID_COLUMN)} = $1`);
+  return { statement, values: [id] };
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { ID_COLUMN } from '@basalt/contract';
+import { quote } from '../../db/identifiers.js';
+import type { TableSchema } from '../../db/schema.js';
+import type { Scope } from '../authorize.js';
+
+/**
+ * How record statements are named and kept: the SQL of each operation is built from the schema cache once per table
+ * version and statement shape, then reused as a named prepared statement: a request costs a cache lookup and one round trip, never a query build or a
+ * re-plan. Identifiers come from the catalog and are quoted here; every value is a bound parameter.
+ */
+
+export interface Statement {
+  /** Prepared-statement name: the table's schema version and a digest of the text. */
+  name: string;
+  text: string;
+}
+
+/** A statement and the values of its parameters, ready to run. */
+export interface Built {
+  statement: Statement;
+  values: unknown[];
+}
+
+// Bookkeeping columns of results; no created table can have them (column names start with a letter).
+export const TOTAL = '__basalt_total';
+export const PRESENT = '__basalt_row';
+export const INSERTED = '__basalt_inserted';
+export const VERSION = '__basalt_version';
+
+/**
+ * The database's schema version, read inside the statement. Writes compare with the row, in their own snapshot: a
+ * write never happens against a schema other than the one it was planned with. Reads only need to notice that the
+ * version moved on, and get it from the sequence the row publishes at commit, which opens no table (see the
+ * migration `published_schema_version`): it can be a moment ahead of the row, never behind it.
+ */
+export const COMMITTED_VERSION = '(SELECT version FROM _basalt_schema)';
+export const PUBLISHED_VERSION = `pg_sequence_last_value('public._basalt_schema_published'::regclass)`;
+
+const MAX_SHAPES_PER_TABLE = 500;
+
+
+const statements = new WeakMap<TableSchema, Map<string, Statement>>();
+
+export function cached(table: TableSchema, key: string, build: () => string): Statement {
+  let shapes = statements.get(table);
+  if (!shapes) statements.set(table, (shapes = new Map()));
+  let statement = shapes.get(key);
+  if (!statement) {
+    const text = build();
+    statement = { text, name: `b${table.version}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
+    // Bodies with unusual key sets make new shapes: bound the memory they can take.
+    if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear();
+    shapes.set(key, statement);
+  }
+  return statement;
+}
+
+/** The condition on one record by id, with the guards a statement needs (version, scope, writer). */
+export function byId(
+  scope: Scope | null,
+  writer: string | null,
+  firstParameter: number,
+  guardVersion?: number,
+): { sql: string; values: unknown[]; key: string } {
+  const parts = [`${quote(ID_COLUMN)} = $${firstParameter}`];
+  const values: unknown[] = [];
+  if (guardVersion !== undefined) {
+    values.push(guardVersion);
+    parts.push(`${COMMITTED_VERSION} = $${firstParameter + values.length}`);
+  }
+  if (scope) {
+    values.push(scope.userId);
+    parts.push(`${quote(scope.ownerColumn)} = $${firstParameter + values.length}`);
+  }
+  if (writer !== null) {
+    values.push(writer);
+    parts.push(writerExists(firstParameter + values.length));
+  }
+  return { sql: parts.join(' AND '), values, key: `${scope ? scope.ownerColumn : ''}|${writer !== null}|${guardVersion !== undefined}` };
+}
+
+/** An access token outlives a deleted account; a write by it must not happen, and this costs no extra round trip. */
+export function writerExists(parameter: number): string {
+  return `EXISTS (SELECT 1 FROM users WHERE id = $${parameter})`;
+}

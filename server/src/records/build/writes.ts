@@ -1,0 +1,162 @@
+import type { ColumnSchema, TableSchema } from '../../db/schema.js';
+import { ID_COLUMN } from '@basalt/contract';
+import { quote } from '../../db/identifiers.js';
+import type { Scope } from '../authorize.js';
+import { Parameters } from '../query/build.js';
+import { byId, cached, COMMITTED_VERSION, INSERTED, writerExists, type Built } from './shared.js';
+
+/**
+ * The statements of writes. Each is guarded in the same statement: it only happens while the schema version is the
+ * one it was planned with, and while the writer's account exists.
+ */
+
+export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): Built {
+  const condition = byId(scope, writer, 1, table.schemaVersion);
+  const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
+  return { statement, values: [id, ...condition.values] };
+}
+
+/** Columns of `values`, in table order (so one body shape is one statement whatever its key order). */
+function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
+  return table.columnList.filter((column) => values[column.name] !== undefined);
+}
+
+/** `INSERT ... SELECT $1::type, ...`: a SELECT, so a WHERE can refuse the write, with casts since SELECT has no target types. */
+function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number; guarded: boolean } {
+  const names = columns.map((column) => quote(column.name));
+  const selected = columns.map((column, index) => `$${index + 1}::${column.sqlType}`);
+  if (table.hasCreatedAt && !columns.some((column) => column.name === 'createdAt')) {
+    names.push(quote('createdAt'));
+    selected.push('now()');
+  }
+  if (table.hasUpdatedAt && !columns.some((column) => column.name === 'updatedAt')) {
+    names.push(quote('updatedAt'));
+    selected.push('now()');
+  }
+  // DEFAULT VALUES (a table of defaults only) takes no WHERE: such a write goes unguarded.
+  if (names.length === 0) return { text: `INSERT INTO ${quote(table.name)} DEFAULT VALUES`, parameters: 0, guarded: false };
+  const guards = [`${COMMITTED_VERSION} = $${columns.length + 1}`];
+  if (writer !== null) guards.push(writerExists(columns.length + 2));
+  const text = `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} WHERE ${guards.join(' AND ')}`;
+  return { text, parameters: columns.length + guards.length, guarded: true };
+}
+
+/** The parameters after the columns' values that `insertSelect` guards with. */
+function insertGuardValues(table: TableSchema, insert: { guarded: boolean }, writer: string | null): unknown[] {
+  if (!insert.guarded) return [];
+  return writer !== null ? [table.schemaVersion, writer] : [table.schemaVersion];
+}
+
+export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): Built {
+  const columns = presentColumns(table, values);
+  const insert = insertSelect(table, columns, writer);
+  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}|${writer !== null}`, () => `${insert.text} RETURNING *`);
+  return { statement, values: [...columns.map((column) => values[column.name]), ...insertGuardValues(table, insert, writer)] };
+}
+
+/**
+ * Many records in one statement: each column's values are one `text[]` parameter cast to the column's type, so the
+ * shape depends on which columns are present, never on how many records there are. A column some records leave out
+ * takes its default for them (`CASE` on a second array saying which records have it). Rows come back in the order
+ * sent: the insert reads the arrays in order (`ORDER BY` their ordinality) and RETURNING follows the insert's order.
+ */
+export function insertManyStatement(table: TableSchema, rows: Array<Record<string, unknown>>, writer: string | null): Built {
+  const parameters = new Parameters();
+  const columns = table.columnList.filter((column) => rows.some((row) => row[column.name] !== undefined));
+  const names = columns.map((column) => quote(column.name));
+  const arrays: string[] = [];
+  const aliases: string[] = [];
+  const selected: string[] = [];
+  const shape: string[] = [];
+  columns.forEach((column, index) => {
+    arrays.push(parameters.bind(rows.map((row) => textOf(row[column.name])), 'text[]'));
+    aliases.push(`c${index}`);
+    const value = `u.c${index}::${column.sqlType}`;
+    if (rows.every((row) => row[column.name] !== undefined)) {
+      selected.push(value);
+      shape.push(column.name);
+      return;
+    }
+    arrays.push(parameters.bind(rows.map((row) => row[column.name] !== undefined), 'boolean[]'));
+    aliases.push(`p${index}`);
+    // The default as the catalog prints it (pg_get_expr): what Postgres itself would run for a missing column.
+    selected.push(`CASE WHEN u.p${index} THEN ${value} ELSE ${column.defaultExpression ?? 'NULL'} END`);
+    shape.push(`${column.name}?`);
+  });
+  for (const [present, name] of [
+    [table.hasCreatedAt, 'createdAt'],
+    [table.hasUpdatedAt, 'updatedAt'],
+  ] as const) {
+    if (present && !columns.some((column) => column.name === name)) {
+      names.push(quote(name));
+      selected.push('now()');
+    }
+  }
+  const guards = [`${COMMITTED_VERSION} = ${parameters.bind(table.schemaVersion)}`];
+  if (writer !== null) {
+    guards.push(writerExists(parameters.next));
+    parameters.bind(writer);
+  }
+  const statement = cached(table, `insert-many|${shape.join(',')}|${writer !== null}`, () => {
+    const source = `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})`;
+    return `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
+  });
+  return { statement, values: parameters.values };
+}
+
+/** A coerced value as the text Postgres reads back into the column's type. */
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString();
+  return String(value);
+}
+
+/** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
+function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
+  const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
+  if (table.hasUpdatedAt) set.push(`${quote('updatedAt')} = now()`);
+  // An update that changes nothing still has to touch the row to return it.
+  if (set.length === 0) set.push(`${quote(ID_COLUMN)} = ${quote(table.name)}.${quote(ID_COLUMN)}`);
+  return set.join(', ');
+}
+
+export function updateStatement(
+  table: TableSchema,
+  id: unknown,
+  changes: Record<string, unknown>,
+  scope: Scope | null,
+  writer: string | null,
+): Built {
+  const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
+  const condition = byId(scope, writer, columns.length + 1, table.schemaVersion);
+  const statement = cached(table, `update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
+    const set = setList(table, columns, (_column, index) => `$${index + 1}`);
+    return `UPDATE ${quote(table.name)} SET ${set} WHERE ${condition.sql} RETURNING *`;
+  });
+  return { statement, values: [...columns.map((column) => changes[column.name]), id, ...condition.values] };
+}
+
+/**
+ * Create-or-update in one statement. Under a scope the update only happens when the existing row is the caller's; a
+ * row of another user (or a writer whose account is gone) makes the statement return nothing.
+ */
+export function upsertStatement(
+  table: TableSchema,
+  insertValues: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  scope: Scope | null,
+  writer: string | null,
+): Built {
+  const columns = presentColumns(table, insertValues);
+  const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
+  const insert = insertSelect(table, columns, writer);
+  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${insert.guarded}|${writer !== null}`;
+  const statement = cached(table, key, () => {
+    const set = setList(table, changed, (column) => `EXCLUDED.${quote(column.name)}`);
+    const guard = scope ? ` WHERE ${quote(table.name)}.${quote(scope.ownerColumn)} = $${insert.parameters + 1}` : '';
+    return `${insert.text} ON CONFLICT (${quote(ID_COLUMN)}) DO UPDATE SET ${set}${guard} RETURNING *, (xmax = 0) AS ${quote(INSERTED)}`;
+  });
+  const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, insert, writer)];
+  if (scope) values.push(scope.userId);
+  return { statement, values };
+}
