@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@basalt/contract';
+import type { ErrorBody, ErrorCode } from '@basalt/contract';
 
 /**
  * Every error the service answers with, as one class: the HTTP status and the envelope's `code`, `message` and
@@ -74,7 +74,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Builds the ApiError for a non-2xx response from its parsed body (or `undefined` when it was not JSON). */
 export function errorFromResponse(status: number, body: unknown, requestId?: string): ApiError {
-  const envelope = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  // Checked field by field: a proxy's page or an older server may send anything, typed or not.
+  const envelope: Partial<Record<keyof ErrorBody['error'], unknown>> | undefined = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   // A code this version does not know yet is passed through: a newer server may add codes.
   if (envelope && typeof envelope.code === 'string') {
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`;

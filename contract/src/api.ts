@@ -50,14 +50,6 @@ export interface Credentials {
   password: string;
 }
 
-/** Query of a list: paging, ordering (`column.asc|desc`, comma-separated) and equality filters. */
-export interface ListQuery {
-  limit?: number;
-  offset?: number;
-  order?: string;
-  filter?: Record<string, string | number | boolean | Date>;
-}
-
 /** Claims of the tokens the service signs (HS256). */
 export interface AccessClaims {
   sub: string;

@@ -16,13 +16,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
-
 /** `details` of a 409: which unique constraint refused the write. */
 export interface ConflictDetails {
   constraint: 'unique';
   /** `<table>.<column>` */
   column: string;
+  /** The element of a bulk insert that held the duplicate value. */
+  index?: number;
 }
 
 /** `details` of a 403 from the record API: which rule refused the caller. */
@@ -34,8 +34,11 @@ export interface ForbiddenDetails {
 
 /** `details` of a 400 VALIDATION_ERROR: the query parameter or the body field that failed. */
 export interface ValidationDetails {
+  /** The query parameter as sent (`score[gte]`), or `query` for the query string as a whole. */
   parameter?: string;
   field?: string;
+  /** The element of a bulk insert. */
+  index?: number;
 }
 
 /** `details` of the 401 for an access token past its `exp`: the client should refresh. */

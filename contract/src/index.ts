@@ -1,3 +1,5 @@
 export * from './errors.js';
 export * from './schema.js';
 export * from './api.js';
+export * from './values.js';
+export * from './names.js';

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorBody, type ErrorCode, TOKEN_EXPIRED_REASON } from '@basalt/contract';
+import { ERROR_STATUS, type ConflictDetails, type ErrorBody, type ErrorCode, type ForbiddenDetails, TOKEN_EXPIRED_REASON, type ValidationDetails } from '@basalt/contract';
 
 /**
  * The one error type of the service: a code from the contract, a message for people, optional details. A leaf:
@@ -21,10 +21,12 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidParameter = (parameter: string, message: string) =>
-  new ApiError('VALIDATION_ERROR', message, { parameter });
+const details = <T extends object>(value: T): Record<string, unknown> => ({ ...value }) as Record<string, unknown>;
 
-export const invalidField = (field: string, message: string) => new ApiError('VALIDATION_ERROR', message, { field });
+export const invalidParameter = (parameter: string, message: string) =>
+  new ApiError('VALIDATION_ERROR', message, details<ValidationDetails>({ parameter }));
+
+export const invalidField = (field: string, message: string) => new ApiError('VALIDATION_ERROR', message, details<ValidationDetails>({ field }));
 
 export const unauthorized = (message = 'Missing or invalid credentials') => new ApiError('UNAUTHORIZED', message);
 
@@ -36,8 +38,11 @@ export const invalidPathEncoding = () => new ApiError('VALIDATION_ERROR', 'The p
 
 export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', message);
 
-export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`) =>
-  new ApiError('CONFLICT', message, { constraint: 'unique', column });
+export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`, index?: number) =>
+  new ApiError('CONFLICT', message, details<ConflictDetails>(index === undefined ? { constraint: 'unique', column } : { constraint: 'unique', column, index }));
+
+/** A 403 of the record API: which rule refused the caller. */
+export const forbidden = (message: string, refusal: ForbiddenDetails) => new ApiError('FORBIDDEN', message, details<ForbiddenDetails>(refusal));
 
 /**
  * The column and value of a unique violation (23505), from the driver's error: `Key (email)=(a@b.c) already exists.`

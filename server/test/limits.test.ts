@@ -130,3 +130,18 @@ describe('names and ids', () => {
     expect(errorOf(await h.request().post('/api/keyed').set(owner.auth).send([{ v: 'ok' }, { id: '', v: 'x' }])).details).toEqual({ index: 1, field: 'id' });
   });
 });
+
+describe('timestamps outside what Postgres and RFC 3339 readers share', () => {
+  it('refuses them with a 400 naming the filter or the field, before the database sees them', async () => {
+    await createTable(h, owner, { name: 'dated', columns: [{ name: 'at', type: 'timestamp' }] });
+    for (const value of ['-8639999999999999', '8639999999999999', '10000-01-01', '+275760-09-12T23:59:59.999Z']) {
+      const filter = await h.request().get(`/api/dated?updatedAt=${encodeURIComponent(value)}`).set(owner.auth);
+      expect(errorOf(filter).details, value).toEqual({ parameter: 'updatedAt' });
+      const ranged = await h.request().get(`/api/dated?at[gte]=${encodeURIComponent(value)}`).set(owner.auth);
+      expect(errorOf(ranged).details, value).toEqual({ parameter: 'at[gte]' });
+      const body = await h.request().post('/api/dated').set(owner.auth).send({ at: /^-?\d+$/.test(value) ? Number(value) : value });
+      expect(errorOf(body).details, value).toEqual({ field: 'at' });
+    }
+    expect((await h.request().post('/api/dated').set(owner.auth).send({ at: '9999-12-31T23:59:59.999Z' })).status).toBe(201);
+  });
+});

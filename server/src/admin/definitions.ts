@@ -1,19 +1,17 @@
 import Joi from 'joi';
 import {
-  COLUMN_NAME_PATTERN,
   COLUMN_TYPES,
-  MANAGED_COLUMNS,
-  OWNER_COLUMNS,
   POLICIES,
-  RESERVED_TABLES,
-  TABLE_NAME_PATTERN,
+  coerceColumnValue,
+  columnNameProblem,
+  columnTypeProblem,
+  isOwnerColumnName,
+  tableNameProblem,
   type ColumnDefinition,
   type CreateTableInput,
   type Policy,
 } from '@basalt/contract';
 import { invalidField } from '../errors.js';
-import { coerceValue } from '../records/values.js';
-import type { ColumnSchema } from '../db/schema.js';
 
 /** A column definition after validation: defaults filled in, `default` coerced to the column's type. */
 export interface ColumnPlan {
@@ -58,12 +56,8 @@ function firstProblem(error: Joi.ValidationError, prefix: string): never {
 }
 
 export function assertTableName(name: string, field = 'name'): void {
-  if (!TABLE_NAME_PATTERN.test(name)) {
-    throw invalidField(field, `${field} must match ${TABLE_NAME_PATTERN.source}: lower-case letters, digits and _, starting with a letter`);
-  }
-  if ((RESERVED_TABLES as readonly string[]).includes(name) || name.startsWith('pg_')) {
-    throw invalidField(field, `${name} is a reserved table name`);
-  }
+  const problem = tableNameProblem(name);
+  if (problem) throw invalidField(field, problem.startsWith('must') ? `${field} ${problem}` : problem);
 }
 
 /** Validates one column definition; `field` is where it sits in the request (`columns.2` or the body). */
@@ -72,32 +66,15 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
   if (error) firstProblem(error, field);
   const definition = value as Required<Omit<ColumnDefinition, 'default'>> & { default?: unknown };
   const at = (key: string) => (field ? `${field}.${key}` : key);
-  if (!COLUMN_NAME_PATTERN.test(definition.name) || definition.name.startsWith('pg_')) {
-    throw invalidField(at('name'), `column name ${JSON.stringify(definition.name)} must match ${COLUMN_NAME_PATTERN.source} and not start with pg_`);
-  }
-  if ((MANAGED_COLUMNS as readonly string[]).includes(definition.name)) {
-    throw invalidField(at('name'), `${definition.name} is created by the server on every table and cannot be declared`);
-  }
-  const isOwnerColumn = (OWNER_COLUMNS as readonly string[]).includes(definition.name);
-  if (isOwnerColumn && definition.type !== 'text') {
-    throw invalidField(at('type'), `${definition.name} is an owner column and must have type text`);
-  }
+  const nameProblem = columnNameProblem(definition.name);
+  if (nameProblem) throw invalidField(at('name'), nameProblem.startsWith('must') ? `column name ${JSON.stringify(definition.name)} ${nameProblem}` : nameProblem);
+  const typeProblem = columnTypeProblem(definition.name, definition.type);
+  if (typeProblem) throw invalidField(at('type'), typeProblem);
+  const isOwnerColumn = isOwnerColumnName(definition.name);
   let defaultValue: unknown;
   if (definition.default !== undefined && definition.default !== null) {
-    const probe: ColumnSchema = {
-      name: definition.name,
-      type: definition.type,
-      pgType: definition.type === 'integer' ? 'int4' : definition.type,
-      nullable: definition.nullable,
-      defaultExpression: null,
-      hasDefault: false,
-      generated: false,
-      unique: false,
-      primaryKey: false,
-      maxLength: null,
-      sqlType: definition.type,
-    };
-    const coerced = coerceValue(probe, definition.default);
+    // A created integer column is int4; the default is held to that range.
+    const coerced = coerceColumnValue({ type: definition.type, pgType: definition.type === 'integer' ? 'int4' : definition.type }, definition.default);
     if (!coerced.ok) throw invalidField(at('default'), `default of ${definition.name} ${coerced.problem}`);
     defaultValue = coerced.value;
   }

@@ -1,13 +1,18 @@
 import {
   CREATED_AT_COLUMN,
   ID_COLUMN,
-  OWNER_COLUMNS,
-  RESERVED_TABLES,
   UPDATED_AT_COLUMN,
+  defaultPolicyFor,
+  effectivePolicyOf,
+  isReservedTable,
+  ownerColumnOf,
   type ColumnType,
   type OwnerColumn,
   type Policy,
 } from '@basalt/contract';
+
+// The rules are the contract's (the console applies the same); the server's modules import them from here too.
+export { defaultPolicyFor, effectivePolicyOf, isReservedTable };
 
 /** One column as the schema cache knows it. */
 export interface ColumnSchema {
@@ -46,13 +51,6 @@ export interface TableSchema {
   schemaVersion: number;
 }
 
-export const SYSTEM_TABLE_PREFIXES = ['_', 'pg_'];
-
-/** Tables the auth system or the service itself owns: never served and never administered. */
-export function isReservedTable(name: string): boolean {
-  return (RESERVED_TABLES as readonly string[]).includes(name) || SYSTEM_TABLE_PREFIXES.some((prefix) => name.startsWith(prefix));
-}
-
 const TYPE_NAMES: Record<string, ColumnType> = {
   int2: 'integer',
   int4: 'integer',
@@ -72,15 +70,6 @@ export function columnTypeOf(pgType: string): ColumnType {
   return TYPE_NAMES[pgType] ?? 'text';
 }
 
-export function defaultPolicyFor(ownerColumn: OwnerColumn | null): Policy {
-  return ownerColumn ? 'owner-scoped' : 'private';
-}
-
-/** A table without an owner column cannot be owner-scoped: it falls back to private, never to readable by all. */
-export function effectivePolicyOf(policy: Policy, ownerColumn: OwnerColumn | null): Policy {
-  return policy === 'owner-scoped' && !ownerColumn ? 'private' : policy;
-}
-
 export function buildTableSchema(
   name: string,
   columnList: ColumnSchema[],
@@ -89,7 +78,7 @@ export function buildTableSchema(
   schemaVersion = 0,
 ): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
-  const ownerColumn = OWNER_COLUMNS.find((candidate) => columns.has(candidate)) ?? null;
+  const ownerColumn: OwnerColumn | null = ownerColumnOf([...columns.keys()]);
   const policy = storedPolicy ?? defaultPolicyFor(ownerColumn);
   return {
     name,

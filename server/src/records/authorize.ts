@@ -1,6 +1,6 @@
 import type { TableSchema } from '../db/schema.js';
 import { isReservedTable } from '../db/schema.js';
-import { ApiError, invalidParameter, notFound, unauthorized } from '../errors.js';
+import { ApiError, forbidden, invalidParameter, notFound, unauthorized } from '../errors.js';
 import { authorize, authorizeOwnerTools, type Operation } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
 
@@ -46,8 +46,8 @@ export function administeredTable(tables: TableLookup, name: string): TableSchem
   return table;
 }
 
-function forbidden(table: TableSchema, operation: Operation): ApiError {
-  return new ApiError('FORBIDDEN', `The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, {
+function refusedByPolicy(table: TableSchema, operation: Operation): ApiError {
+  return forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, {
     table: table.name,
     policy: table.effectivePolicy,
     operation,
@@ -70,7 +70,7 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   const table = tables.served(name);
   if (!table) throw notFound(`No table ${name}`);
   const decision = authorize(table.effectivePolicy, caller, operation);
-  if (!decision.allowed) throw forbidden(table, operation);
+  if (!decision.allowed) throw refusedByPolicy(table, operation);
   const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;

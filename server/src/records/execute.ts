@@ -1,6 +1,6 @@
 import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
-import { ApiError, notFound, unauthorized, uniqueKeyOf } from '../errors.js';
+import { conflict, notFound, unauthorized, uniqueKeyOf } from '../errors.js';
 import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
@@ -133,7 +133,7 @@ function withElementIndex(error: unknown, rows: Row[]): unknown {
   });
   if (index < 0) return error;
   const table = (error as { table?: string }).table ?? 'record';
-  return new ApiError('CONFLICT', `Record ${index}: a record with this ${key.column} already exists`, { constraint: 'unique', column: `${table}.${key.column}`, index });
+  return conflict(`${table}.${key.column}`, `Record ${index}: a record with this ${key.column} already exists`, index);
 }
 
 /** A write that changed nothing may have been refused by the schema-version guard: then it is answered again. */

@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnInfo, ColumnType } from '@basalt/contract';
-import { coerceValue } from '../../../../server/src/records/values.js';
-import type { ColumnSchema } from '../../../../server/src/db/schema.js';
+import { coerceColumnValue, type ColumnInfo, type ColumnType } from '@basalt/contract';
 import { formatCell, fromInputText, isRequired, toInputText, writableColumns } from './values';
-
-const PG_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'int4', real: 'float8', boolean: 'bool', timestamp: 'timestamptz', json: 'jsonb' };
 
 function info(type: ColumnType, extra: Partial<ColumnInfo> = {}): ColumnInfo {
   return { name: 'c', type, nullable: true, unique: false, primaryKey: false, default: null, ...extra };
 }
 
-/** The server's view of the same column, to coerce what the form sends as the API would. */
-function schema(type: ColumnType): ColumnSchema {
-  const pgType = PG_TYPES[type];
-  return { name: 'c', type, pgType, nullable: true, defaultExpression: null, hasDefault: false, generated: false, unique: false, primaryKey: false, maxLength: null, sqlType: pgType };
-}
-
-/** What the server would store for a value: JSON-comparable (dates as epoch milliseconds). */
+/** What the server would store for a value (it coerces with the same contract function): JSON-comparable. */
 function stored(type: ColumnType, value: unknown): unknown {
-  const coerced = coerceValue(schema(type), value);
+  const coerced = coerceColumnValue({ type, pgType: type === 'integer' ? 'int4' : undefined }, value);
   if (!coerced.ok) return { refused: coerced.problem };
   return coerced.value instanceof Date ? coerced.value.getTime() : coerced.value;
 }

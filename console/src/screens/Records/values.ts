@@ -1,4 +1,4 @@
-import { TIMESTAMP_COLUMNS, type ColumnInfo } from '@basalt/contract';
+import { EPOCH_MILLIS_TEXT, REAL_TEXT, TIMESTAMP_COLUMNS, type ColumnInfo } from '@basalt/contract';
 import type { UntypedRow } from '@basalt/client';
 
 /** How a value shows in a grid cell: one line, JSON for structures, `null` set apart from an empty string. */
@@ -15,8 +15,6 @@ export function toInputText(value: unknown, column: ColumnInfo): string {
   return typeof value === 'string' ? value : String(value);
 }
 
-const NUMBER_TEXT = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
-const EPOCH_MILLIS_TEXT = /^-?[0-9]{1,16}$/;
 
 /**
  * Turns what was typed into the JSON value to send. The server is the judge of values (ranges, dates, uniqueness):
@@ -27,7 +25,7 @@ export function fromInputText(text: string, column: ColumnInfo): { ok: true; val
   switch (column.type) {
     case 'integer':
     case 'real':
-      return { ok: true, value: NUMBER_TEXT.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : text };
+      return { ok: true, value: REAL_TEXT.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : text };
     case 'boolean':
       return { ok: true, value: text === 'true' ? true : text === 'false' ? false : text };
     case 'timestamp':
