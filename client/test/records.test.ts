@@ -47,7 +47,7 @@ describe('the query language through list, listAll and createMany', () => {
     const ranged = await todos.list({ filter: { score: { gte: 104, lt: 108 }, title: { like: 'bulk*' } }, order: 'score.desc', select: ['id', 'score'] });
     expect(ranged.data).toEqual([104, 105, 106, 107].reverse().map((score) => ({ id: expect.any(String), score })));
     expect(ranged.total).toBe(4);
-    const listed = await todos.list({ filter: { score: { in: [100, 111, 999] } }, count: 'none' });
+    const listed = await todos.list({ filter: { score: { in: [100, 111, 999] } }, order: 'score.asc', count: 'none' });
     expect(listed.data.map((row) => row.score)).toEqual([100, 111]);
     expect(listed.total).toBeUndefined();
     const estimated = await todos.list({ filter: { done: { is: true }, score: { gte: 100 } }, count: 'estimated', limit: 1 });
