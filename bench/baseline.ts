@@ -8,7 +8,7 @@
  * generator. Environment: DATABASE_URL, JWT_SECRET, PORT, HOST.
  */
 import http from 'node:http';
-import { createHash, createSecretKey, randomBytes } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
@@ -24,6 +24,27 @@ const anonKey = jwt.sign({ role: 'anon', typ: 'anon' }, key, { algorithm: 'HS256
 const dummyHash = bcrypt.hashSync('dummy password that never matches', 10);
 
 type Row = Record<string, unknown>;
+
+// Basalt's cursors, the same algorithm: the page's last order keys, bound to the query and signed (HMAC-SHA256 with a
+// key derived from the secret), so a cursor one server hands out works on the other.
+const cursorKey = createHmac('sha256', env('JWT_SECRET')).update('basalt keyset cursor').digest();
+const digestOf = (binding: string) => createHash('sha256').update(binding).digest('base64url').slice(0, 16);
+const mac = (payload: string) => createHmac('sha256', cursorKey).update(payload).digest().subarray(0, 16);
+const BY_ID = digestOf(JSON.stringify([ITEMS, ['id.asc'], []]));
+
+function encodeCursor(digest: string, values: unknown[]): string {
+  const payload = Buffer.from(JSON.stringify({ b: digest, v: values })).toString('base64url');
+  return `${payload}.${mac(payload).toString('base64url')}`;
+}
+
+function decodeCursor(cursor: string, digest: string): string {
+  const [payload = '', signature = ''] = cursor.split('.');
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== 16 || !timingSafeEqual(given, mac(payload))) throw new HttpError(400, 'after');
+  const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b?: unknown; v?: unknown[] };
+  if (body.b !== digest || !Array.isArray(body.v) || typeof body.v[0] !== 'string') throw new HttpError(400, 'after');
+  return body.v[0];
+}
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -34,13 +55,22 @@ class HttpError extends Error {
 }
 
 // The page and its exact total in one statement: the count as a scalar subquery joined laterally to the page, so
-// Postgres does not walk the whole ordered result (count(*) OVER () does).
-const listSql = (where: string) =>
+// Postgres does not walk the whole ordered result (count(*) OVER () does). As Basalt does, a page reads one row more
+// than it shows (whether a next page exists) and the order keys as text (its cursor).
+const listSql = (where: string, order = 'id', keys = 'id::text AS k0') =>
   `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${ITEMS} ${where}) t
-   LEFT JOIN LATERAL (SELECT * FROM ${ITEMS} ${where} ORDER BY id LIMIT $1 OFFSET $2) p ON true`;
+   LEFT JOIN LATERAL (SELECT *, ${keys} FROM ${ITEMS} ${where} ORDER BY ${order} LIMIT $1 OFFSET $2) p ON true`;
 const STATEMENTS = {
   list: listSql(''),
   listByScore: listSql('WHERE score = $3'),
+  listRange: listSql('WHERE "createdAt" >= $3 AND "createdAt" < $4', '"createdAt" DESC, id DESC', '"createdAt"::text AS k0, id::text AS k1'),
+  // count=none: the page alone, from an offset or after a cursor's id.
+  page: `SELECT *, id::text AS k0 FROM ${ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
+  pageAfter: `SELECT *, id::text AS k0 FROM ${ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
+  insertMany: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
+               SELECT u.id, $1, u.title, u.score, u.done
+                 FROM unnest($2::text[], $3::text[], $4::int[], $5::bool[]) WITH ORDINALITY AS u(id, title, score, done, n)
+                WHERE EXISTS (SELECT 1 FROM users WHERE id = $1) ORDER BY u.n RETURNING *`,
   get: `SELECT * FROM ${ITEMS} WHERE id = $1`,
   // The account must still exist (an access token outlives its account); checked inside the same statement.
   insert: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
@@ -74,12 +104,31 @@ function requireUser(req: http.IncomingMessage): string {
   throw new HttpError(401, 'token');
 }
 
-async function readJson(req: http.IncomingMessage): Promise<Row> {
+async function readBody(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
+
+async function readJson(req: http.IncomingMessage): Promise<Row> {
+  const body = await readBody(req);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'body');
   return body as Row;
+}
+
+/** B1: every record checked, all inserted by one statement (one array per column), answered in the order sent. */
+async function insertMany(userId: string, body: unknown[]): Promise<Row[]> {
+  if (body.length === 0 || body.length > 1000) throw new HttpError(400, 'body');
+  const records = body.map((element) => recordValues(element as Row));
+  const rows = await query('insertMany', [
+    userId,
+    records.map(() => randomBytes(16).toString('base64url')),
+    records.map((record) => record[0]),
+    records.map((record) => record[1]),
+    records.map((record) => record[2]),
+  ]);
+  if (rows.length === 0) throw new HttpError(401, 'account');
+  return rows;
 }
 
 function recordValues(body: Row): [string, number, boolean] {
@@ -88,21 +137,50 @@ function recordValues(body: Row): [string, number, boolean] {
   return [title, score as number, done];
 }
 
-async function list(url: URL): Promise<{ data: Row[]; total: number }> {
-  const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
-  const offset = Number(url.searchParams.get('offset') ?? 0);
-  const order = url.searchParams.get('order') ?? 'id.asc';
-  if (!Number.isInteger(limit) || !Number.isInteger(offset) || order !== 'id.asc') throw new HttpError(400, 'query');
-  const score = url.searchParams.get('score');
-  const rows = score === null ? await query('list', [limit, offset]) : await query('listByScore', [limit, offset, Number(score)]);
+/** The page of rows (keys dropped), its `next` (the last shown row's keys, when a row follows) and the total if counted. */
+function page(rows: Row[], limit: number, digest: string, counted: boolean): { data: Row[]; total?: number; next: string | null } {
   const total = (rows[0]?.total as number | undefined) ?? 0;
   const data: Row[] = [];
+  let next: string | null = null;
   for (const row of rows) {
     if (row.id === null) continue; // the LEFT JOIN's row when the page is empty
-    delete row.total;
+    if (data.length === limit) {
+      const last = data[limit - 1]!;
+      next = encodeCursor(digest, [last.k0, ...(last.k1 === undefined ? [] : [last.k1])]);
+      break;
+    }
     data.push(row);
   }
-  return { data, total };
+  for (const row of data) {
+    delete row.total;
+    delete row.k0;
+    delete row.k1;
+  }
+  return counted ? { data, total, next } : { data, next };
+}
+
+async function list(url: URL): Promise<{ data: Row[]; total?: number; next: string | null }> {
+  const params = url.searchParams;
+  const limit = Math.min(Number(params.get('limit') ?? PAGE), 100);
+  const offset = Number(params.get('offset') ?? 0);
+  const order = params.get('order') ?? 'id.asc';
+  if (!Number.isInteger(limit) || !Number.isInteger(offset)) throw new HttpError(400, 'query');
+  const from = params.get('createdAt[gte]');
+  const to = params.get('createdAt[lt]');
+  if (from !== null && to !== null && order === 'createdAt.desc') {
+    const digest = digestOf(JSON.stringify([ITEMS, ['createdAt.desc', 'id.desc'], [['createdAt[gte]', from], ['createdAt[lt]', to]]]));
+    return page(await query('listRange', [limit + 1, offset, new Date(from), new Date(to)]), limit, digest, true);
+  }
+  if (order !== 'id.asc') throw new HttpError(400, 'order');
+  if (params.get('count') === 'none') {
+    const after = params.get('after');
+    const rows = after === null ? await query('page', [limit + 1, offset]) : await query('pageAfter', [limit + 1, decodeCursor(after, BY_ID)]);
+    return page(rows, limit, BY_ID, false);
+  }
+  const score = params.get('score');
+  if (score === null) return page(await query('list', [limit + 1, offset]), limit, BY_ID, true);
+  const digest = digestOf(JSON.stringify([ITEMS, ['id.asc'], [['score', score]]]));
+  return page(await query('listByScore', [limit + 1, offset, Number(score)]), limit, digest, true);
 }
 
 async function signIn(req: http.IncomingMessage): Promise<unknown> {
@@ -139,7 +217,10 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
   }
   if (table === MY_ITEMS && (req.method === 'POST' || req.method === 'PUT')) {
     const userId = requireUser(req);
-    const values = recordValues(await readJson(req));
+    const body = await readBody(req);
+    if (req.method === 'POST' && id === undefined && Array.isArray(body)) return [201, { data: await insertMany(userId, body) }];
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'body');
+    const values = recordValues(body as Row);
     if (req.method === 'POST' && id === undefined) {
       const row = (await query('insert', [randomBytes(16).toString('base64url'), userId, ...values]))[0];
       if (!row) throw new HttpError(401, 'account');

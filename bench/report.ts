@@ -1,161 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LoadResult } from './load.js';
+import { fmt, table } from './format.js';
+import { BULK_ROWS, DEEP_OFFSET } from './queryScenarios.js';
+import { CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { checkTargets, targetsTable } from './targets.js';
 
-export const SERVERS = ['baseline', 'basalt-1', 'basalt-2'] as const;
-export type ServerName = (typeof SERVERS)[number];
-export const SERVER_LABELS: Record<ServerName, string> = {
-  baseline: 'baseline (node:http + pg)',
-  'basalt-1': 'Basalt WORKERS=1',
-  'basalt-2': 'Basalt WORKERS=2',
-};
-const BASALTS = ['basalt-1', 'basalt-2'] as const;
-/** The scenario that runs sign-ins and R2 at once, to see what bcrypt does to everyone else's latency. */
-export const CONCURRENT = 'A1+R2';
-
-export interface RunRecord {
-  phase: 'main' | 'growth';
-  rows: number;
-  round: number;
-  server: ServerName;
-  scenario: string;
-  /** For A1+R2: the R2 side; `extra` is the A1 side. */
-  load: LoadResult;
-  extra?: LoadResult;
-  serverCpuMs: number;
-  dbCpuMs: number | null;
-  /** Why the run is invalid (non-2xx, errors); empty when valid. */
-  problems: string[];
-}
-
-export interface Summary {
-  runs: number;
-  valid: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuPerRequest: number;
-  dbCpuPerRequest: number | null;
-  /** A1+R2 only: A1's throughput and p99 while R2 ran. */
-  extraRps?: number;
-  extraP99?: number;
-}
-
-/** How the runs were made: chosen by the options (run.ts), printed with the report. */
-export interface RunSettings {
-  rows: number;
-  /** Rows for the growth part (R1-R3 again at this size); null skips it. */
-  growthRows: number | null;
-  rounds: number;
-  durationS: number;
-  /** Slices each run of R1-R3, W1, W2 is cut into, the servers taking turns slice by slice (1: whole runs in turn). */
-  slices: number;
-  connections: number;
-  /** Requests per second per run over all connections when capped (the smoke run); 0 is flat out. */
-  overallRate: number;
-}
-
-export interface BenchMeta extends RunSettings {
-  date: string;
-  machine: string;
-  node: string;
-  /** Which Basalt was measured: the commit, and whether the server sources had uncommitted changes. */
-  source: string;
-  postgres: string;
-  /** Load averages (1, 5, 15 min) before and after: other work on the machine shows here. */
-  load: string;
-  requestLogLines: number;
-  elapsedS: number;
-  logProblems: string[];
-  /** One bcryptjs compare at cost 10 on this machine, timed before the load (ms). */
-  bcryptCompareMs: number | null;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-const requestsOf = (r: RunRecord) => r.load.responses + (r.extra?.responses ?? 0);
-
-/** Medians over the valid runs of one phase, scenario and server; null when none was valid. */
-export function summarize(records: RunRecord[], phase: RunRecord['phase'], scenario: string, server: ServerName): Summary | null {
-  const all = records.filter((r) => r.phase === phase && r.scenario === scenario && r.server === server);
-  const valid = all.filter((r) => r.problems.length === 0);
-  if (valid.length === 0) return null;
-  const db = valid.map((r) => r.dbCpuMs).filter((ms): ms is number => ms !== null);
-  return {
-    runs: all.length,
-    valid: valid.length,
-    rps: median(valid.map((r) => r.load.rps)),
-    p50: median(valid.map((r) => r.load.p50)),
-    p99: median(valid.map((r) => r.load.p99)),
-    cpuPerRequest: median(valid.map((r) => r.serverCpuMs / requestsOf(r))),
-    dbCpuPerRequest: db.length === valid.length ? median(valid.map((r) => r.dbCpuMs! / requestsOf(r))) : null,
-    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)), extraP99: median(valid.map((r) => r.extra!.p99)) } : {}),
-  };
-}
-
-type Pick = (r: RunRecord) => number;
-const RPS: Pick = (r) => r.load.rps;
-const P99: Pick = (r) => r.load.p99;
-const CPU: Pick = (r) => r.serverCpuMs / requestsOf(r);
-
-/**
- * The median over rounds of `a / b`, each round's runs paired: within a round the two runs are minutes apart at most,
- * so whatever else the machine was doing then weighs on both, and drops out of their ratio. Rounds where either run
- * was invalid are left out; null when none is left.
- */
-export function pairedRatio(records: RunRecord[], phase: RunRecord['phase'], a: [string, ServerName], b: [string, ServerName], pick: Pick): number | null {
-  const find = (round: number, [scenario, server]: [string, ServerName]) =>
-    records.find((r) => r.phase === phase && r.round === round && r.scenario === scenario && r.server === server && r.problems.length === 0);
-  const ratios: number[] = [];
-  for (const round of new Set(records.map((r) => r.round))) {
-    const x = find(round, a);
-    const y = find(round, b);
-    if (x && y) ratios.push(pick(x) / pick(y));
-  }
-  return ratios.length ? median(ratios) : null;
-}
-
-export interface TargetCheck {
-  target: string;
-  scenario: string;
-  server: ServerName;
-  value: number | null;
-  pass: boolean;
-}
-
-/** The targets of issue 6, each checked for both Basalt configurations against the same run's baseline. */
-export function checkTargets(records: RunRecord[], bcryptCompareMs: number | null = null): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  const add = (target: string, scenario: string, server: ServerName, value: number | null, ok: (v: number) => boolean) =>
-    checks.push({ target, scenario, server, value, pass: value !== null && Number.isFinite(value) && ok(value) });
-  for (const server of BASALTS) {
-    for (const scenario of ['R1', 'R2', 'R3', 'W1', 'W2', 'A1']) {
-      const versus = (pick: Pick) => pairedRatio(records, 'main', [scenario, server], [scenario, 'baseline'], pick);
-      const minimum = scenario.startsWith('R') ? 0.7 : scenario.startsWith('W') ? 0.6 : 1.7;
-      add(`req/s >= ${minimum} x baseline`, scenario, server, versus(RPS), (v) => v >= minimum);
-      if (scenario.startsWith('R')) add('p99 <= 2 x baseline', scenario, server, versus(P99), (v) => v <= 2);
-    }
-    if (bcryptCompareMs) {
-      // The baseline answers sign-ins in waves, so a window of a few seconds undercounts it a little; one core's worth
-      // of bcrypt compares, timed in this process before the load, is a yardstick without that edge effect.
-      const signIns = summarize(records, 'main', 'A1', server);
-      add('req/s >= 1.7 x one core of bcrypt (cross-check)', 'A1', server, signIns ? (signIns.rps * bcryptCompareMs) / 1000 : null, (v) => v >= 1.7);
-    }
-    const underSignIns = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
-    add('R2 p99 during A1 <= 3 x R2 p99 alone', CONCURRENT, server, underSignIns, (v) => v <= 3);
-  }
-  return checks;
-}
-
-const fmt = (value: number | null | undefined, digits = 1) =>
-  value === null || value === undefined || !Number.isFinite(value) ? 'n/a' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const mark = (pass: boolean) => (pass ? '✅ pass' : '❌ FAIL');
-const table = (header: string[], rows: string[][]) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+export { CONCURRENT, SERVERS, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './stats.js';
 
 function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios: string[]): string {
   const rows: string[][] = [];
@@ -189,21 +39,6 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
   );
 }
 
-function targetsTable(checks: TargetCheck[]): string {
-  const keys = [...new Set(checks.map((c) => `${c.scenario}\u0000${c.target}`))];
-  return table(
-    ['Scenario', 'Target', SERVER_LABELS['basalt-1'], SERVER_LABELS['basalt-2']],
-    keys.map((key) => {
-      const [scenario, target] = key.split('\u0000') as [string, string];
-      const cell = (server: ServerName) => {
-        const check = checks.find((c) => c.scenario === scenario && c.target === target && c.server === server);
-        return check ? `${fmt(check.value, 2)} ${mark(check.pass)}` : 'n/a';
-      };
-      return [scenario, target, cell('basalt-1'), cell('basalt-2')];
-    }),
-  );
-}
-
 function concurrentTable(records: RunRecord[]): string {
   return table(
     ['Server', 'R2 p99 alone ms', 'R2 p99 during A1 ms', 'ratio', 'R2 req/s during A1', 'A1 req/s during R2', 'A1 p99 ms during R2'],
@@ -212,6 +47,19 @@ function concurrentTable(records: RunRecord[]): string {
       const during = summarize(records, 'main', CONCURRENT, server);
       const ratio = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
       return [SERVER_LABELS[server], fmt(alone?.p99, 2), fmt(during?.p99, 2), fmt(ratio, 2), fmt(during?.rps, 0), fmt(during?.extraRps, 1), fmt(during?.extraP99, 0)];
+    }),
+  );
+}
+
+/** R5 at the growth size: page 5,000 by cursor and by offset beside page 1, each as a share of page 1's req/s. */
+function deepPagesTable(records: RunRecord[]): string {
+  const servers = SERVERS.filter((name) => records.some((r) => r.phase === 'growth' && r.server === name && r.scenario.startsWith('R5')));
+  return table(
+    ['Server', 'page 1 req/s', `page 5,000 by cursor req/s`, 'cursor / page 1', `page 5,000 by offset (${DEEP_OFFSET.toLocaleString('en-US')}) req/s`, 'offset / page 1', 'cursor p99 ms', 'offset p99 ms'],
+    servers.map((server) => {
+      const [first, cursor, offset] = ['R5 page 1', 'R5 cursor', 'R5 offset'].map((scenario) => summarize(records, 'growth', scenario, server));
+      const share = (scenario: string) => pairedRatio(records, 'growth', [scenario, server], ['R5 page 1', server], RPS);
+      return [SERVER_LABELS[server], fmt(first?.rps, 0), fmt(cursor?.rps, 0), fmt(share('R5 cursor'), 2), fmt(offset?.rps, 0), fmt(share('R5 offset'), 2), fmt(cursor?.p99, 1), fmt(offset?.p99, 1)];
     }),
   );
 }
@@ -247,7 +95,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
 export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const checks = checkTargets(records, meta.bcryptCompareMs);
   const invalid = records.filter((r) => r.problems.length > 0);
-  const main = ['R1', 'R2', 'R3', 'W1', 'W2', 'A1', 'M1', CONCURRENT];
+  const main = ['R1', 'R2', 'R3', 'R4', 'W1', 'W2', 'B1', 'A1', 'M1', CONCURRENT];
   const verdict = (server: ServerName) => {
     const mine = checks.filter((c) => c.server === server);
     const failed = mine.filter((c) => !c.pass).map((c) => `${c.scenario} ${c.target}`);
@@ -268,7 +116,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issue 6)',
+    '### Targets (issues 6 and 11)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -294,6 +142,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   ];
   if (meta.growthRows !== null) {
     lines.push('', `### Growth: R1-R3 at ${meta.rows.toLocaleString('en-US')} and ${meta.growthRows.toLocaleString('en-US')} rows`, '', growthTable(records, meta));
+    lines.push('', `### R5: deep pages at ${meta.growthRows.toLocaleString('en-US')} rows (count=none)`, '', deepPagesTable(records));
   }
   if (invalid.length || meta.logProblems.length) {
     lines.push('', '### Invalid runs and server log problems', '');
@@ -308,6 +157,11 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '  R3 `GET /api/items?score=42&limit=20` (index on score); W1 `POST /api/my_items` as a member (owner-scoped);',
     '  W2 `PUT /api/my_items/:id` on a random existing row of the member; A1 `POST /auth/signin`; M1 80% R1-R3,',
     '  15% W1/W2, 5% A1. Lists carry their exact `total`; the baseline computes it in the same statement.',
+    '- R4 `GET /api/items?createdAt[gte]=..&createdAt[lt]=..&order=createdAt.desc&limit=20` (1,000 rows in range, index on',
+    '  (createdAt, id)); B1 `POST /api/my_items` with an array of ' + BULK_ROWS + ' records (B1 rows/s = req/s x ' + BULK_ROWS + ');',
+    '  R5 (growth part) `GET /api/items?limit=20&count=none`, then page 5,000 `&after=<cursor>` and `&offset=' + DEEP_OFFSET + '`.',
+    '- Every list answer carries `next` (Basalt reads one row past the page and its order keys as text); the baseline',
+    '  does the same: the same statements, the same signed cursors, so a cursor of one works on the other.',
     '- Every response of a check request is verified (status, `data`/`total`, row shape) before the load; during the',
     '  load any non-2xx, socket error or timeout makes the run invalid.',
   );

@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { freePort, provisionDatabase, settle, startServer, treeCpuMs, type BenchDatabase, type ServerProcess } from './processes.js';
 import { loadProblems, mergeLoads, runLoad, type LoadOptions, type LoadResult } from './load.js';
-import { A1, R1, R2, READS, SCENARIOS, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
+import { A1, R1, R2, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
+import { findDeepPage, GROWTH_SCENARIOS, MAIN_SCENARIOS } from './queryScenarios.js';
 import { createProject, seedItems } from './seed.js';
 import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './report.js';
 
@@ -334,20 +335,21 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     const { project, servers } = await startServers(options, db, tempDir, started);
     const bcryptCompareMs = timeBcrypt();
     const bench: Bench = { options, db, project, servers, records: [], problems: [], failedChecks: new Map(), logLines: {} };
-    await verify(bench, SCENARIOS);
+    await verify(bench, MAIN_SCENARIOS);
     if (options.warmupS > 0) {
       // JIT and connection pools warm before the first measured run; the mix touches every code path.
-      const warmup = SCENARIOS.find((s) => s.name === 'M1')!;
+      const warmup = MAIN_SCENARIOS.find((s) => s.name === 'M1')!;
       for (const name of SERVERS) await runLoad(servers[name].url, () => warmup.next(project), { connections: options.connections, durationS: options.warmupS });
     }
-    await runRounds(bench, 'main', SCENARIOS, SERVERS, true);
+    await runRounds(bench, 'main', MAIN_SCENARIOS, SERVERS, true);
     if (options.growthRows !== null) {
       const seeding = Date.now();
       await seedItems(db.url, project, options.growthRows);
       console.log(`items reseeded with ${project.rows.toLocaleString('en-US')} rows in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
-      await verify(bench, READS);
-      // The baseline and one Basalt process: how cost grows is the question, and the 10-minute budget holds.
-      await runRounds(bench, 'growth', READS, ['baseline', 'basalt-1'], false);
+      await findDeepPage(servers['basalt-1'].url, project);
+      await verify(bench, GROWTH_SCENARIOS);
+      // The baseline and one Basalt process: how cost grows is the question, and the time budget holds.
+      await runRounds(bench, 'growth', GROWTH_SCENARIOS, ['baseline', 'basalt-1'], false);
     }
     for (const name of ['basalt-1', 'basalt-2'] as const) {
       if (!bench.logLines[name]) bench.problems.push(`${name} wrote no request log lines: production logging is part of what is measured`);

@@ -27,6 +27,10 @@ export interface BenchProject {
   r3Total: number;
   /** Seeded rows of the member in `my_items` (W2 updates one of them at random). */
   myRows: number;
+  /** R4's createdAt range and how many rows fall in it. */
+  r4: { from: string; to: string; total: number };
+  /** R5: the cursor of the row before the deep page, and that page's first id (the offset page starts there too). */
+  deep: { cursor: string; firstId: string } | null;
 }
 
 export interface HttpRequest {
@@ -36,7 +40,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'W1' | 'W2' | 'A1' | 'M1';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset';
 
 export interface Scenario {
   name: ScenarioName;
@@ -56,11 +60,11 @@ const writeBody = () => JSON.stringify({ title: `bench ${Math.random().toString(
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const ROW_KEYS = ['id', 'user_id', 'title', 'score', 'done', 'createdAt', 'updatedAt'];
+export const ROW_KEY_LIST = ['id', 'user_id', 'title', 'score', 'done', 'createdAt', 'updatedAt'];
 
 function rowProblem(row: unknown): string | null {
   if (!isObject(row)) return 'a record is not an object';
-  const missing = ROW_KEYS.filter((key) => !(key in row));
+  const missing = ROW_KEY_LIST.filter((key) => !(key in row));
   return missing.length ? `a record lacks ${missing.join(', ')}` : null;
 }
 
@@ -197,4 +201,5 @@ export const M1: Scenario = {
 };
 
 export const SCENARIOS: Scenario[] = [R1, R2, R3, W1, W2, A1, M1];
+export { anon, expectStatus, isObject, listProblem, member, recordProblem, writeBody };
 export const READS: Scenario[] = [R1, R2, R3];

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
 import { onServer } from './processes.js';
+import { r4Range, SEED_EPOCH } from './queryScenarios.js';
 
 const PASSWORD = 'bench-password-1';
 /** W2 updates random rows among these; W1 adds rows beside them. */
@@ -43,6 +44,8 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     rows: 0,
     r3Total: 0,
     myRows: MY_ROWS,
+    r4: { ...r4Range(), total: 0 },
+    deep: null,
   };
   await onServer(databaseUrl, async (client) => {
     await insertRows(client, MY_ITEMS, MY_ITEM_PREFIX, MY_ROWS, memberUser.id);
@@ -53,11 +56,14 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
 }
 
 async function insertRows(client: pg.Client, table: string, prefix: string, rows: number, userId: string): Promise<void> {
-  // The id formula is scenarios.ts' seededId(); scores cycle so that score=42 matches rows/SCORE_RANGE rows.
+  // The id formula is scenarios.ts' seededId(); scores cycle so that score=42 matches rows/SCORE_RANGE rows; row i
+  // was created i seconds after SEED_EPOCH (R4 asks for a range of them).
   await client.query(
-    `INSERT INTO ${table} (id, user_id, title, score, done)
-     SELECT substr(md5($1 || '-' || i), 1, 22), $2, 'Item ' || i, i % ${SCORE_RANGE}, i % 2 = 0 FROM generate_series(1, $3::int) AS i`,
-    [prefix, userId, rows],
+    `INSERT INTO ${table} (id, user_id, title, score, done, "createdAt", "updatedAt")
+     SELECT substr(md5($1 || '-' || i), 1, 22), $2, 'Item ' || i, i % ${SCORE_RANGE}, i % 2 = 0,
+            to_timestamp($4::float8 / 1000) + i * interval '1 second', to_timestamp($4::float8 / 1000) + i * interval '1 second'
+       FROM generate_series(1, $3::int) AS i`,
+    [prefix, userId, rows, SEED_EPOCH],
   );
 }
 
@@ -69,15 +75,20 @@ async function insertRows(client: pg.Client, table: string, prefix: string, rows
 export async function seedItems(databaseUrl: string, project: BenchProject, rows: number): Promise<void> {
   await onServer(databaseUrl, async (client) => {
     await client.query(`DROP INDEX IF EXISTS ${ITEMS}_score_idx`);
+    await client.query(`DROP INDEX IF EXISTS ${ITEMS}_created_idx`);
     await client.query(`TRUNCATE ${ITEMS}`);
     await insertRows(client, ITEMS, ITEM_PREFIX, rows, project.member.id);
     await client.query(`CREATE INDEX ${ITEMS}_score_idx ON ${ITEMS} (score)`);
+    // R4's index: one index on (createdAt, id) serves order=createdAt.desc and its id tie-breaker in both directions.
+    await client.query(`CREATE INDEX ${ITEMS}_created_idx ON ${ITEMS} ("createdAt", id)`);
     await client.query(`VACUUM ANALYZE ${ITEMS}`);
-    const counted = await client.query<{ total: number; r3: number }>(
-      `SELECT count(*)::int AS total, (count(*) FILTER (WHERE score = $1))::int AS r3 FROM ${ITEMS}`,
-      [R3_SCORE],
+    const counted = await client.query<{ total: number; r3: number; r4: number }>(
+      `SELECT count(*)::int AS total, (count(*) FILTER (WHERE score = $1))::int AS r3,
+              (count(*) FILTER (WHERE "createdAt" >= $2 AND "createdAt" < $3))::int AS r4 FROM ${ITEMS}`,
+      [R3_SCORE, project.r4.from, project.r4.to],
     );
     project.rows = counted.rows[0]!.total;
     project.r3Total = counted.rows[0]!.r3;
+    project.r4.total = counted.rows[0]!.r4;
   });
 }

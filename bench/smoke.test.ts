@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { testAdminUrl } from '../test-support/postgres.js';
 import { parseOptions, runBench } from './run.js';
 import { CONCURRENT, SERVERS } from './report.js';
-import { SCENARIOS } from './scenarios.js';
+import { MAIN_SCENARIOS } from './queryScenarios.js';
 
 // The benchmark itself is not part of npm test; this smoke run of it is: one short round at a gentle rate, on the
 // test Postgres, checking that every scenario answers 2xx with the right shape on Basalt (1 and 2 workers) and on the
@@ -12,7 +12,7 @@ test('npm run bench -- --smoke passes on every server and scenario', async () =>
   expect(outcome.problems).toEqual([]);
   expect(outcome.ok).toBe(true);
   for (const server of SERVERS) {
-    for (const scenario of [...SCENARIOS.map((s) => s.name), CONCURRENT]) {
+    for (const scenario of [...MAIN_SCENARIOS.map((s) => s.name), CONCURRENT]) {
       const runs = outcome.records.filter((r) => r.server === server && r.scenario === scenario);
       expect(runs.length, `${scenario} on ${server}`).toBe(1);
       expect(runs[0]!.load.responses, `${scenario} on ${server}`).toBeGreaterThan(0);

@@ -1,0 +1,111 @@
+import { A1, ITEMS, M1, MY_ITEMS, PAGE, R1, R2, R3, READS, W1, W2, anon, expectStatus, isObject, listProblem, member, writeBody, type BenchProject, type Scenario } from './scenarios.js';
+
+/**
+ * The query language's scenarios (issue 11): R4, a range filter ordered by an indexed timestamp; R5, a page deep in a
+ * million rows by cursor and by offset beside the first page; B1, bulk inserts of 100 rows.
+ */
+
+/** Seeded rows get createdAt = SEED_EPOCH + n seconds (seed.ts); R4 asks for n in [R4_FROM, R4_TO). */
+export const SEED_EPOCH = Date.UTC(2026, 0, 1);
+const R4_FROM = 1_000;
+const R4_TO = 2_000;
+/** R5's deep page: page 5,000 of 20 rows. */
+export const DEEP_OFFSET = 4_999 * PAGE;
+export const BULK_ROWS = 100;
+
+export function r4Range(): { from: string; to: string } {
+  return { from: new Date(SEED_EPOCH + R4_FROM * 1000).toISOString(), to: new Date(SEED_EPOCH + R4_TO * 1000).toISOString() };
+}
+
+type Json = Record<string, unknown>;
+
+function pageProblem(body: unknown, length: number): string | null {
+  if (!isObject(body) || !Array.isArray(body.data)) return 'no data array';
+  if (body.data.length !== length) return `${body.data.length} rows, expected ${length}`;
+  if ('total' in body) return 'a total although count=none';
+  return typeof body.next === 'string' ? null : 'no next cursor';
+}
+
+export const R4: Scenario = {
+  name: 'R4',
+  title: 'range filter on createdAt, order=createdAt.desc (index on createdAt, id), page of 20 with its total',
+  next: (project) => ({
+    method: 'GET',
+    path: `/api/${ITEMS}?${new URLSearchParams({ 'createdAt[gte]': project.r4.from, 'createdAt[lt]': project.r4.to, order: 'createdAt.desc', limit: String(PAGE) })}`,
+    headers: anon(project),
+  }),
+  check: (project, _request, status, body) => {
+    const problem = expectStatus(status, 200) ?? listProblem(body, project.r4.total, Math.min(PAGE, project.r4.total));
+    if (problem) return problem;
+    const stamps = (body as { data: Json[] }).data.map((row) => String(row.createdAt));
+    const inRange = stamps.every((stamp) => stamp >= project.r4.from && stamp < project.r4.to);
+    return inRange && stamps.every((stamp, i) => i === 0 || stamp <= stamps[i - 1]!) ? null : 'rows out of range or not newest first';
+  },
+};
+
+export const B1: Scenario = {
+  name: 'B1',
+  title: `bulk insert, ${BULK_ROWS} rows per request, as a member (owner-scoped)`,
+  next: (project) => ({
+    method: 'POST',
+    path: `/api/${MY_ITEMS}`,
+    headers: member(project),
+    body: `[${Array.from({ length: BULK_ROWS }, writeBody).join(',')}]`,
+  }),
+  check: (project, request, status, body) => {
+    const problem = expectStatus(status, 201);
+    if (problem) return problem;
+    if (!isObject(body) || !Array.isArray(body.data) || body.data.length !== BULK_ROWS) return `not ${BULK_ROWS} records`;
+    const sent = JSON.parse(request.body ?? '[]') as Json[];
+    const rows = body.data as Json[];
+    if (rows.some((row) => row.user_id !== project.member.id)) return 'user_id is not the caller';
+    return rows.every((row, i) => row.title === sent[i]!.title) ? null : 'records not in the order sent';
+  },
+};
+
+export const R5_FIRST: Scenario = {
+  name: 'R5 page 1',
+  title: 'first page of 20 by id, count=none',
+  next: (project) => ({ method: 'GET', path: `/api/${ITEMS}?limit=${PAGE}&count=none`, headers: anon(project) }),
+  check: (_project, _request, status, body) => expectStatus(status, 200) ?? pageProblem(body, PAGE),
+};
+
+function deepProblem(project: BenchProject, status: number, body: unknown): string | null {
+  const problem = expectStatus(status, 200) ?? pageProblem(body, PAGE);
+  if (problem) return problem;
+  return (body as { data: Json[] }).data[0]?.id === project.deep?.firstId ? null : 'not the deep page';
+}
+
+export const R5_CURSOR: Scenario = {
+  name: 'R5 cursor',
+  title: `page 5,000 of 20 by cursor (after=), count=none`,
+  next: (project) => ({ method: 'GET', path: `/api/${ITEMS}?limit=${PAGE}&count=none&after=${encodeURIComponent(project.deep?.cursor ?? '')}`, headers: anon(project) }),
+  check: (project, _request, status, body) => deepProblem(project, status, body),
+};
+
+export const R5_OFFSET: Scenario = {
+  name: 'R5 offset',
+  title: `page 5,000 of 20 by offset=${DEEP_OFFSET}, count=none`,
+  next: (project) => ({ method: 'GET', path: `/api/${ITEMS}?limit=${PAGE}&count=none&offset=${DEEP_OFFSET}`, headers: anon(project) }),
+  check: (project, _request, status, body) => deepProblem(project, status, body),
+};
+
+/**
+ * The cursor of the row just before page 5,000 and that page's first id, asked of Basalt itself: a cursor is opaque,
+ * and bound to table, order and filters (not to limit or count), so one from a page of 1 serves a page of 20.
+ */
+export async function findDeepPage(basaltUrl: string, project: BenchProject): Promise<void> {
+  const page = async (query: string) => {
+    const response = await fetch(`${basaltUrl}/api/${ITEMS}?${query}`, { headers: anon(project) });
+    return (await response.json()) as { data: Json[]; next: string | null };
+  };
+  const before = await page(`limit=1&count=none&offset=${DEEP_OFFSET - 1}`);
+  const first = await page(`limit=1&count=none&offset=${DEEP_OFFSET}`);
+  if (!before.next || !first.data[0]) throw new Error(`items has fewer than ${DEEP_OFFSET + PAGE} rows: no deep page`);
+  project.deep = { cursor: before.next, firstId: String(first.data[0].id) };
+}
+
+/** The main part: the issue-6 scenarios with R4 and B1 beside them. */
+export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, W1, W2, B1, A1, M1];
+/** The growth part at a million rows: R1-R3 again, and R5's three pages. */
+export const GROWTH_SCENARIOS: Scenario[] = [...READS, R5_FIRST, R5_CURSOR, R5_OFFSET];

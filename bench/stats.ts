@@ -1,0 +1,121 @@
+import type { LoadResult } from './load.js';
+
+/** What every run records, and the medians and paired ratios the report and the targets are made of. */
+
+export const SERVERS = ['baseline', 'basalt-1', 'basalt-2'] as const;
+export type ServerName = (typeof SERVERS)[number];
+export const SERVER_LABELS: Record<ServerName, string> = {
+  baseline: 'baseline (node:http + pg)',
+  'basalt-1': 'Basalt WORKERS=1',
+  'basalt-2': 'Basalt WORKERS=2',
+};
+export const BASALTS = ['basalt-1', 'basalt-2'] as const;
+/** The scenario that runs sign-ins and R2 at once, to see what bcrypt does to everyone else's latency. */
+export const CONCURRENT = 'A1+R2';
+
+export interface RunRecord {
+  phase: 'main' | 'growth';
+  rows: number;
+  round: number;
+  server: ServerName;
+  scenario: string;
+  /** For A1+R2: the R2 side; `extra` is the A1 side. */
+  load: LoadResult;
+  extra?: LoadResult;
+  serverCpuMs: number;
+  dbCpuMs: number | null;
+  /** Why the run is invalid (non-2xx, errors); empty when valid. */
+  problems: string[];
+}
+
+export interface Summary {
+  runs: number;
+  valid: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
+  dbCpuPerRequest: number | null;
+  /** A1+R2 only: A1's throughput and p99 while R2 ran. */
+  extraRps?: number;
+  extraP99?: number;
+}
+
+/** How the runs were made: chosen by the options (run.ts), printed with the report. */
+export interface RunSettings {
+  rows: number;
+  /** Rows for the growth part (R1-R3 again at this size); null skips it. */
+  growthRows: number | null;
+  rounds: number;
+  durationS: number;
+  /** Slices each run of R1-R3, W1, W2 is cut into, the servers taking turns slice by slice (1: whole runs in turn). */
+  slices: number;
+  connections: number;
+  /** Requests per second per run over all connections when capped (the smoke run); 0 is flat out. */
+  overallRate: number;
+}
+
+export interface BenchMeta extends RunSettings {
+  date: string;
+  machine: string;
+  node: string;
+  /** Which Basalt was measured: the commit, and whether the server sources had uncommitted changes. */
+  source: string;
+  postgres: string;
+  /** Load averages (1, 5, 15 min) before and after: other work on the machine shows here. */
+  load: string;
+  requestLogLines: number;
+  elapsedS: number;
+  logProblems: string[];
+  /** One bcryptjs compare at cost 10 on this machine, timed before the load (ms). */
+  bcryptCompareMs: number | null;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export const requestsOf = (r: RunRecord) => r.load.responses + (r.extra?.responses ?? 0);
+
+/** Medians over the valid runs of one phase, scenario and server; null when none was valid. */
+export function summarize(records: RunRecord[], phase: RunRecord['phase'], scenario: string, server: ServerName): Summary | null {
+  const all = records.filter((r) => r.phase === phase && r.scenario === scenario && r.server === server);
+  const valid = all.filter((r) => r.problems.length === 0);
+  if (valid.length === 0) return null;
+  const db = valid.map((r) => r.dbCpuMs).filter((ms): ms is number => ms !== null);
+  return {
+    runs: all.length,
+    valid: valid.length,
+    rps: median(valid.map((r) => r.load.rps)),
+    p50: median(valid.map((r) => r.load.p50)),
+    p99: median(valid.map((r) => r.load.p99)),
+    cpuPerRequest: median(valid.map((r) => r.serverCpuMs / requestsOf(r))),
+    dbCpuPerRequest: db.length === valid.length ? median(valid.map((r) => r.dbCpuMs! / requestsOf(r))) : null,
+    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)), extraP99: median(valid.map((r) => r.extra!.p99)) } : {}),
+  };
+}
+
+export type Pick = (r: RunRecord) => number;
+export const RPS: Pick = (r) => r.load.rps;
+export const P99: Pick = (r) => r.load.p99;
+export const CPU: Pick = (r) => r.serverCpuMs / requestsOf(r);
+
+/**
+ * The median over rounds of `a / b`, each round's runs paired: within a round the two runs are minutes apart at most,
+ * so whatever else the machine was doing then weighs on both, and drops out of their ratio. Rounds where either run
+ * was invalid are left out; null when none is left.
+ */
+export function pairedRatio(records: RunRecord[], phase: RunRecord['phase'], a: [string, ServerName], b: [string, ServerName], pick: Pick): number | null {
+  const find = (round: number, [scenario, server]: [string, ServerName]) =>
+    records.find((r) => r.phase === phase && r.round === round && r.scenario === scenario && r.server === server && r.problems.length === 0);
+  const ratios: number[] = [];
+  for (const round of new Set(records.map((r) => r.round))) {
+    const x = find(round, a);
+    const y = find(round, b);
+    if (x && y) ratios.push(pick(x) / pick(y));
+  }
+  return ratios.length ? median(ratios) : null;
+}
+
