@@ -315,6 +315,84 @@ test('orders, filters and pages the grid', async () => {
   await screenshot(page, 'table');
 });
 
+test('filters with the operators of each type, pages by cursor, and builds and drops indexes', async () => {
+  const filterBy = async (columnName: string, op: string, value?: string) => {
+    await page.getByLabel(`Operator for ${columnName}`).selectOption(op);
+    if (value === undefined) return;
+    await page.getByLabel(`Filter ${columnName}`, { exact: true }).fill(value);
+    await page.getByLabel(`Filter ${columnName}`, { exact: true }).press('Enter');
+  };
+  // integer >=, then text like on top of it, then a boolean: each narrows the rows, the total follows.
+  await filterBy('views', 'gte', '115');
+  await expect(page.getByText('1–6 of 6')).toBeVisible();
+  await filterBy('title', 'like', 'Bulk 1*');
+  await expect(page.getByText('1–5 of 5')).toBeVisible();
+  await page.getByLabel('Filter published', { exact: true }).selectOption('true');
+  await expect(page.getByText('1–2 of 2')).toBeVisible();
+  expect((await columnValues('posts', 'title')).sort()).toEqual(['Bulk 16', 'Bulk 18']);
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  // A list of values, a timestamp range, and a null test.
+  await filterBy('views', 'in', '5, 7, 999');
+  await expect(page.getByText('1–2 of 2')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await filterBy('published_at', 'gt', '2025-01-01');
+  await expect(page.getByText('1–1 of 1')).toBeVisible();
+  expect(await columnValues('posts', 'title')).toEqual(['World']);
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await filterBy('rating', 'notnull');
+  await expect(page.getByText('No records match these filters')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  // A value the operator's column cannot take: the server's 400 names views[in], and that filter is marked.
+  await filterBy('views', 'in', '1, many');
+  await expect(page.getByRole('alert')).toContainText('views[in]');
+  await expect(page.getByLabel('Filter views', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+
+  // Pages by cursor: forward and back, each page new rows, the total shown throughout.
+  await page.getByLabel('Rows per page').selectOption('10');
+  await expect(page.getByText('1–10 of 22 · page 1 of 3')).toBeVisible();
+  const first = await columnValues('posts', 'title');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  const second = await columnValues('posts', 'title');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(page.getByText('21–22 of 22 · page 3 of 3')).toBeVisible();
+  const third = await columnValues('posts', 'title');
+  expect(new Set([...first, ...second, ...third]).size).toBe(22);
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  expect(await columnValues('posts', 'title')).toEqual(second);
+  await page.getByLabel('Rows per page').selectOption('20');
+
+  // Indexes: a btree and a full-text one, listed on the table screen and in the API; then one dropped.
+  const indexes = page.getByRole('table', { name: 'Indexes of posts' });
+  const form = page.getByRole('form', { name: 'New index' });
+  await form.getByLabel('views').check();
+  await form.getByLabel('Kind').selectOption('search');
+  await form.getByRole('button', { name: 'Create index' }).click();
+  await expect(form.getByRole('alert')).toContainText('exactly one text column');
+  await form.getByLabel('Kind').selectOption('btree');
+  await form.getByRole('button', { name: 'Create index' }).click();
+  await expect(indexes.getByText('posts_views_idx')).toBeVisible();
+  await form.getByLabel('title').check();
+  await form.getByLabel('Kind').selectOption('search');
+  await form.getByRole('button', { name: 'Create index' }).click();
+  await expect(indexes.getByText('posts_title_search')).toBeVisible();
+  const described = await http(server, 'GET', '/admin/tables/posts', { token: owner.accessToken });
+  expect((described.body as { data: { indexes: Array<{ name: string; kind: string }> } }).data.indexes).toEqual(
+    expect.arrayContaining([expect.objectContaining({ name: 'posts_views_idx', kind: 'btree' }), expect.objectContaining({ name: 'posts_title_search', kind: 'search' })]),
+  );
+  await filterBy('title', 'search', 'world');
+  await expect(page.getByText('1–1 of 1')).toBeVisible();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(indexes.getByRole('button', { name: 'Drop index posts_pkey' })).toHaveCount(0);
+  await indexes.getByRole('button', { name: 'Drop index posts_views_idx' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Drop index' }).click();
+  await expect(indexes.getByText('posts_views_idx')).toHaveCount(0);
+  const after = await http(server, 'GET', '/admin/tables/posts', { token: owner.accessToken });
+  expect((after.body as { data: { indexes: Array<{ name: string }> } }).data.indexes.map((index) => index.name)).not.toContain('posts_views_idx');
+});
+
 test('adds and drops a column', async () => {
   const add = page.getByRole('form', { name: 'Add a column' });
   await add.getByLabel('Name', { exact: true }).fill('views');

@@ -4,16 +4,20 @@ const PAGE_SIZES = [10, DEFAULT_LIMIT, 50, MAX_LIMIT];
 
 interface PagerProps {
   total: number;
-  offset: number;
+  /** 0-based page number: pages are followed by cursor, so only the count of pages walked is known. */
+  page: number;
   limit: number;
   shown: number;
+  hasNext: boolean;
   fetching: boolean;
-  onOffset: (offset: number) => void;
+  onNext: () => void;
+  onPrevious: () => void;
   onLimit: (limit: number) => void;
 }
 
-export function Pager({ total, offset, limit, shown, fetching, onOffset, onLimit }: PagerProps) {
-  const page = Math.floor(offset / limit) + 1;
+/** Pages by cursor (the server's `next`); going back retraces the cursors already walked. */
+export function Pager({ total, page, limit, shown, hasNext, fetching, onNext, onPrevious, onLimit }: PagerProps) {
+  const first = page * limit;
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
     <div className="pager">
@@ -29,13 +33,13 @@ export function Pager({ total, offset, limit, shown, fetching, onOffset, onLimit
       </label>
       <span className="pager-status" role="status">
         {fetching ? 'Updating… ' : ''}
-        {total === 0 ? '0 records' : `${offset + 1}–${offset + shown} of ${total}`} · page {page} of {pages}
+        {shown === 0 ? `0 of ${total} records` : `${first + 1}–${first + shown} of ${total}`} · page {page + 1} of {pages}
       </span>
       <div className="pager-buttons">
-        <button type="button" className="button button-small" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+        <button type="button" className="button button-small" disabled={page === 0} onClick={onPrevious}>
           Previous
         </button>
-        <button type="button" className="button button-small" disabled={offset + limit >= total} onClick={() => onOffset(offset + limit)}>
+        <button type="button" className="button button-small" disabled={!hasNext} onClick={onNext}>
           Next
         </button>
       </div>

@@ -9,6 +9,8 @@ import { Empty, ErrorState, Loading } from '../../components/States';
 import { describeError, fieldOfError } from '../../errors';
 import { keys, useRecords } from '../../queries';
 import { FilterInput } from './FilterInput';
+import { columnOfParameter, toFilter, type FilterDraft } from './filters';
+import { useCursorPages } from './paging';
 import { Pager } from './Pager';
 import { RecordForm } from './RecordForm';
 import { formatCell, recordId } from './values';
@@ -25,16 +27,16 @@ function nextOrder(order: Order, column: string): Order {
 export function RecordsPanel({ table }: { table: TableInfo }) {
   const queryClient = useQueryClient();
   const [limit, setLimit] = useState(DEFAULT_LIMIT);
-  const [offset, setOffset] = useState(0);
+  const paging = useCursorPages();
   const [order, setOrder] = useState<Order>(null);
-  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [filters, setFilters] = useState<Record<string, FilterDraft>>({});
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<UntypedRow | null>(null);
 
-  // Filters on columns that were dropped meanwhile would make every request a 400.
+  // Filters on columns that were dropped meanwhile would make every request a 400: only existing columns count.
   const columnNames = new Set(table.columns.map((column) => column.name));
-  const activeFilters = Object.fromEntries(Object.entries(filters).filter(([name, value]) => value !== '' && columnNames.has(name)));
-  const query: TableListQuery = { limit, offset, filter: activeFilters };
+  const activeFilters = toFilter(filters, table.columns);
+  const query: TableListQuery = { limit, after: paging.after, filter: activeFilters };
   if (order && columnNames.has(order.column)) query.order = `${order.column}.${order.direction}`;
   const records = useRecords(table.name, query);
 
@@ -48,20 +50,21 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
     onSuccess: () => {
       setDeleting(null);
       // The last row of the last page is gone: show the page before instead of an empty one.
-      if (records.data && records.data.data.length === 1 && offset > 0) setOffset(Math.max(0, offset - limit));
+      if (records.data && records.data.data.length === 1 && paging.page > 0) paging.previous();
       refreshAfterWrite();
     },
   });
 
-  const setFilter = (name: string, value: string) => {
-    if ((filters[name] ?? '') === value) return;
-    setFilters((current) => ({ ...current, [name]: value }));
-    setOffset(0);
+  const setFilter = (name: string, value: FilterDraft) => {
+    const current = filters[name];
+    if (current?.op === value.op && current.value === value.value) return;
+    setFilters((all) => ({ ...all, [name]: value }));
+    paging.reset();
   };
 
   const total = records.data?.total ?? 0;
   const rows = records.data?.data ?? [];
-  const badParameter = records.isError ? fieldOfError(records.error) : undefined;
+  const badParameter = records.isError ? columnOfParameter(fieldOfError(records.error)) : undefined;
   const hasFilters = Object.keys(activeFilters).length > 0;
 
   return (
@@ -72,7 +75,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
           {hasFilters && (
             <button type="button" className="button button-small button-quiet" onClick={() => {
                 setFilters({});
-                setOffset(0);
+                paging.reset();
               }}>
               Clear filters
             </button>
@@ -113,7 +116,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
                 {table.columns.map((column) => (
                   <SortableHeader key={column.name} column={column} order={order} onSort={() => {
                       setOrder(nextOrder(order, column.name));
-                      setOffset(0);
+                      paging.reset();
                     }} />
                 ))}
                 <th scope="col" className="row-actions">
@@ -123,7 +126,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
               <tr className="filter-row">
                 {table.columns.map((column) => (
                   <td key={column.name}>
-                    <FilterInput column={column} value={filters[column.name] ?? ''} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
+                    <FilterInput column={column} value={filters[column.name]} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
                   </td>
                 ))}
                 <td className="row-actions" />
@@ -170,14 +173,16 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
 
       <Pager
         total={total}
-        offset={offset}
+        page={paging.page}
         limit={limit}
         shown={rows.length}
+        hasNext={Boolean(records.data?.next)}
         fetching={records.isFetching && !records.isPending}
-        onOffset={setOffset}
+        onNext={() => records.data?.next && paging.next(records.data.next)}
+        onPrevious={paging.previous}
         onLimit={(next) => {
           setLimit(next);
-          setOffset(0);
+          paging.reset();
         }}
       />
 

@@ -18,7 +18,7 @@ function formatDefault(value: unknown): string {
 }
 
 /** After a column changes, everything derived from the table's shape is stale: its rows, the list, the types. */
-function useTableChanged() {
+export function useTableChanged() {
   const queryClient = useQueryClient();
   return (table: TableInfo) => {
     queryClient.setQueryData(keys.table(table.name), table);

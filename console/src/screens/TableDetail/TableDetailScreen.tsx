@@ -11,6 +11,7 @@ import { keys, useTable } from '../../queries';
 import { Link, navigate } from '../../router';
 import { RecordsPanel } from '../Records/RecordsPanel';
 import { ColumnsPanel } from './ColumnsPanel';
+import { IndexesPanel } from './IndexesPanel';
 import { PolicyControl } from './PolicyControl';
 
 export function TableDetailScreen({ name }: { name: string }) {
@@ -50,6 +51,7 @@ export function TableDetailScreen({ name }: { name: string }) {
       <div className="detail-grid">
         <PolicyControl table={info} />
         <ColumnsPanel table={info} />
+        <IndexesPanel table={info} />
       </div>
     </section>
   );
