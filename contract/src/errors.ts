@@ -16,10 +16,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** `details` of a 409: which unique constraint refused the write. */
+/**
+ * `details` of a 409: the unique constraint that refused the write, or (`reference`) the referencing column that
+ * still points at a row or table being deleted.
+ */
 export interface ConflictDetails {
-  constraint: 'unique';
-  /** `<table>.<column>` */
+  constraint: 'unique' | 'reference';
+  /** `<table>.<column>`: for `reference`, the referencing table and column. */
   column: string;
   /** The element of a bulk insert that held the duplicate value. */
   index?: number;

@@ -49,6 +49,16 @@ export const PASSWORD_MIN_BYTES = 8;
 export const PASSWORD_MAX_BYTES = 72;
 export const EMAIL_MAX_LENGTH = 254;
 
+/** What happens to a referencing row when the row it references is deleted. */
+export const ON_DELETE_RULES = ['cascade', 'set-null', 'restrict'] as const;
+export type OnDelete = (typeof ON_DELETE_RULES)[number];
+
+/** A column that references another served table's `id`. */
+export interface ColumnReference {
+  table: string;
+  onDelete: OnDelete;
+}
+
 export interface ColumnInfo {
   name: string;
   type: ColumnType;
@@ -57,6 +67,8 @@ export interface ColumnInfo {
   primaryKey: boolean;
   /** A JSON literal for defaults set through the admin API; a description such as `now()` for other defaults; null when none. */
   default: unknown;
+  /** Present on a column that references another served table (made through the API or with psql). */
+  references?: ColumnReference;
 }
 
 export interface RowCount {
@@ -100,6 +112,8 @@ export interface ColumnDefinition {
   nullable?: boolean;
   unique?: boolean;
   default?: unknown;
+  /** Another served table whose `id` this column holds; `onDelete` defaults to `restrict`. */
+  references?: { table: string; onDelete?: OnDelete };
 }
 
 export interface CreateTableInput {

@@ -41,6 +41,10 @@ export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', mes
 export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`, index?: number) =>
   new ApiError('CONFLICT', message, details<ConflictDetails>(index === undefined ? { constraint: 'unique', column } : { constraint: 'unique', column, index }));
 
+/** A 409: a row or table is still referenced from `<table>.<column>`. */
+export const referenceConflict = (column: string, message: string) =>
+  new ApiError('CONFLICT', message, details<ConflictDetails>({ constraint: 'reference', column }));
+
 /** A 403 of the record API: which rule refused the caller. */
 export const forbidden = (message: string, refusal: ForbiddenDetails) => new ApiError('FORBIDDEN', message, details<ForbiddenDetails>(refusal));
 

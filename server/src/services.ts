@@ -88,6 +88,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),
         cursorKey: cursorKeyFrom(options.jwtSecret),
+        referencingColumn: (table, constraint) => {
+          const column = cache.any(table)?.columnList.find((candidate) => candidate.references?.constraint === constraint);
+          return column ? `${table}.${column.name}` : undefined;
+        },
       },
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,

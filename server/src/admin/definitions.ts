@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import {
   COLUMN_TYPES,
+  ON_DELETE_RULES,
   POLICIES,
   coerceColumnValue,
   columnNameProblem,
@@ -8,6 +9,7 @@ import {
   isOwnerColumnName,
   tableNameProblem,
   type ColumnDefinition,
+  type ColumnReference,
   type CreateTableInput,
   type Policy,
 } from '@basalt/contract';
@@ -22,6 +24,8 @@ export interface ColumnPlan {
   /** undefined: no default. */
   default: unknown;
   isOwnerColumn: boolean;
+  /** The served table whose id this column holds, and what a delete there does here. */
+  references: ColumnReference | null;
 }
 
 const columnSchema = Joi.object({
@@ -32,6 +36,12 @@ const columnSchema = Joi.object({
   nullable: Joi.boolean().default(true),
   unique: Joi.boolean().default(false),
   default: Joi.any(),
+  references: Joi.object({
+    table: Joi.string().required(),
+    onDelete: Joi.string()
+      .valid(...ON_DELETE_RULES)
+      .default('restrict'),
+  }).unknown(false),
 }).unknown(false);
 
 const createTableSchema = Joi.object({
@@ -71,6 +81,15 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
   const typeProblem = columnTypeProblem(definition.name, definition.type);
   if (typeProblem) throw invalidField(at('type'), typeProblem);
   const isOwnerColumn = isOwnerColumnName(definition.name);
+  const references = (value as { references?: ColumnReference }).references ?? null;
+  if (references) {
+    if (isOwnerColumn) throw invalidField(at('references'), `${definition.name} is an owner column: it references users already`);
+    const tableProblem = tableNameProblem(references.table);
+    if (tableProblem) throw invalidField(at('references.table'), `references.table ${tableProblem}`);
+    if (references.onDelete === 'set-null' && !definition.nullable) {
+      throw invalidField(at('references.onDelete'), `set-null needs a nullable column: ${definition.name} is not nullable`);
+    }
+  }
   let defaultValue: unknown;
   if (definition.default !== undefined && definition.default !== null) {
     // A created integer column is int4; the default is held to that range.
@@ -78,7 +97,7 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
     if (!coerced.ok) throw invalidField(at('default'), `default of ${definition.name} ${coerced.problem}`);
     defaultValue = coerced.value;
   }
-  return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn };
+  return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn, references };
 }
 
 export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined } {

@@ -43,7 +43,7 @@ export function describeDefault(column: ColumnSchema): unknown {
 }
 
 function describeColumn(column: ColumnSchema): ColumnInfo {
-  return {
+  const info: ColumnInfo = {
     name: column.name,
     type: column.type,
     nullable: column.nullable,
@@ -51,6 +51,8 @@ function describeColumn(column: ColumnSchema): ColumnInfo {
     primaryKey: column.primaryKey,
     default: describeDefault(column),
   };
+  if (column.references) info.references = { table: column.references.table, onDelete: column.references.onDelete };
+  return info;
 }
 
 /** Row counts: exact below EXACT_COUNT_LIMIT estimated rows, the planner's estimate above. */

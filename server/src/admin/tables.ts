@@ -4,6 +4,7 @@ import {
   ID_COLUMN,
   MANAGED_COLUMNS,
   UPDATED_AT_COLUMN,
+  type OnDelete,
   type Policy,
   type TableInfo,
 } from '@basalt/contract';
@@ -11,7 +12,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import { defaultPolicyFor, type TableSchema } from '../db/schema.js';
 import { administeredTable } from '../records/authorize.js';
 import { notifySchemaChange } from '../db/notifications.js';
-import { conflict, invalidField, notFound } from '../errors.js';
+import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
@@ -20,9 +21,13 @@ import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js
  * Every name the DDL generates is given explicitly: Knex's default names (`<table>_<column>_unique`, ...) are cut to
  * 63 bytes by Postgres, so for long names they could collide with each other or with the table itself.
  */
-function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, column: ColumnPlan): void {
+const ON_DELETE_SQL: Record<OnDelete, string> = { cascade: 'CASCADE', 'set-null': 'SET NULL', restrict: 'RESTRICT' };
+
+function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, column: ColumnPlan, referencedIdType?: string): void {
   let builder: Knex.ColumnBuilder;
-  switch (column.type) {
+  // A reference holds the referenced table's id: its exact type (text, integer, bigint, uuid...).
+  if (column.references && referencedIdType) builder = table.specificType(column.name, referencedIdType);
+  else switch (column.type) {
     case 'text':
       builder = table.text(column.name);
       break;
@@ -50,6 +55,11 @@ function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder
     builder = builder.defaultTo(knex.raw('?', [literal as Knex.Value]));
   }
   if (column.isOwnerColumn) builder.references(ID_COLUMN).inTable('users').onDelete('CASCADE').withKeyName(safeName(tableName, column.name, 'foreign'));
+  if (column.references) {
+    builder.references(ID_COLUMN).inTable(column.references.table).onDelete(ON_DELETE_SQL[column.references.onDelete]).withKeyName(safeName(tableName, column.name, 'fkey'));
+    // Cascades and to-many embeds look rows up by the referencing column.
+    table.index([column.name], safeName(tableName, column.name, 'index'));
+  }
 }
 
 function isDuplicateTable(error: unknown): boolean {
@@ -101,15 +111,42 @@ export class TableAdmin {
     await this.cache.reload();
   }
 
+  /**
+   * The id type a reference column takes: the referenced served table's (a table referencing itself while it is
+   * created has a text id). Its declared `type` must be that id's type.
+   */
+  private referencedIdType(tableName: string, column: ColumnPlan, field: string): string | undefined {
+    if (!column.references) return undefined;
+    const at = (key: string) => (field ? `${field}.${key}` : key);
+    if (column.references.table === tableName && !this.cache.served(tableName)) {
+      if (column.type !== 'text') throw invalidField(at('type'), `${column.name} references ${tableName}, whose id is text`);
+      return 'text';
+    }
+    const target = this.cache.served(column.references.table);
+    if (!target) throw invalidField(at('references.table'), `${column.references.table} is not a table the API serves`);
+    const id = target.columns.get(ID_COLUMN)!;
+    if (id.type !== column.type) throw invalidField(at('type'), `${column.name} references ${target.name}, whose id is ${id.type}: the column's type must be ${id.type}`);
+    return id.sqlType;
+  }
+
+  /** The served columns that reference `name` from another table, as `<table>.<column>`. */
+  private referencesTo(name: string): string[] {
+    return this.cache
+      .servedTables()
+      .filter((table) => table.name !== name)
+      .flatMap((table) => table.columnList.filter((column) => column.references?.table === name).map((column) => `${table.name}.${column.name}`));
+  }
+
   async create(name: string, columns: ColumnPlan[], policy: Policy | undefined): Promise<TableInfo> {
     const taken = () => conflict('tables.name', `A table named ${name} already exists`);
     if (this.cache.any(name)) throw taken();
+    const idTypes = columns.map((column, index) => this.referencedIdType(name, column, `columns.${index}`));
     const ownerColumn = columns.find((column) => column.isOwnerColumn && column.name === 'user_id') ?? columns.find((column) => column.isOwnerColumn);
     try {
       await this.change(async (trx) => {
         await trx.schema.createTable(name, (table) => {
           table.text(ID_COLUMN).primary({ constraintName: safeName(name, 'pkey') });
-          for (const column of columns) addColumn(trx, name, table, column);
+          columns.forEach((column, index) => addColumn(trx, name, table, column, idTypes[index]));
           table.timestamp(CREATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
           table.timestamp(UPDATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
           // Owner-scoped reads filter on the owner column on every request.
@@ -139,6 +176,10 @@ export class TableAdmin {
 
   async drop(name: string): Promise<TableInfo> {
     const info = await this.describe(name);
+    const referencing = this.referencesTo(name);
+    if (referencing.length > 0) {
+      throw referenceConflict(referencing[0]!, `${name} is still referenced by ${referencing.join(', ')}: drop or change those columns first`);
+    }
     await this.change(async (trx) => {
       await trx.schema.dropTable(name);
       await trx('_policies').where({ table_name: name }).delete();
@@ -149,11 +190,12 @@ export class TableAdmin {
   async addColumn(name: string, column: ColumnPlan): Promise<TableInfo> {
     const table = this.find(name);
     if (table.columns.has(column.name)) throw conflict(`${name}.${column.name}`, `${name} already has a column named ${column.name}`);
+    const idType = this.referencedIdType(name, column, '');
     await this.change(async (trx) => {
       // A table whose policy was never stored keeps the policy it has now, even when the new column is an owner column.
       await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
       await trx.schema.alterTable(name, (builder) => {
-        addColumn(trx, name, builder, column);
+        addColumn(trx, name, builder, column, idType);
         if (column.isOwnerColumn) builder.index([column.name], safeName(name, column.name, 'index'));
       });
     });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { POLICIES, type Policy } from '@basalt/contract';
-import { buildTableSchema, columnTypeOf, type ColumnSchema, type TableSchema } from './schema.js';
+import { POLICIES, type OnDelete, type Policy } from '@basalt/contract';
+import { buildTableSchema, columnTypeOf, isReservedTable, type ColumnSchema, type TableSchema } from './schema.js';
 
 interface ColumnRow {
   table_name: string;
@@ -41,6 +41,29 @@ const COLUMNS_SQL = `
    WHERE c.relkind IN ('r', 'p')
    ORDER BY c.relname, a.attnum`;
 
+// Single-column foreign keys from a public table to another public table's `id`: the relations the API knows.
+const REFERENCES_SQL = `
+  SELECT c.conname AS constraint_name, src.relname AS table_name, a.attname AS column_name,
+         dst.relname AS referenced_table, c.confdeltype AS on_delete
+    FROM pg_constraint c
+    JOIN pg_class src ON src.oid = c.conrelid
+    JOIN pg_namespace ns ON ns.oid = src.relnamespace AND ns.nspname = 'public'
+    JOIN pg_class dst ON dst.oid = c.confrelid
+    JOIN pg_namespace nd ON nd.oid = dst.relnamespace AND nd.nspname = 'public'
+    JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+    JOIN pg_attribute da ON da.attrelid = c.confrelid AND da.attnum = c.confkey[1]
+   WHERE c.contype = 'f' AND array_length(c.conkey, 1) = 1 AND da.attname = 'id'`;
+
+interface ReferenceRow {
+  constraint_name: string;
+  table_name: string;
+  column_name: string;
+  referenced_table: string;
+  on_delete: string;
+}
+
+const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
+
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
 const VERSION_SQL = `SELECT version FROM _basalt_schema`;
@@ -60,20 +83,31 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, policyRows, version } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
+      const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
       // Before the migrations ran there is no policy table and no version: defaults and version 0.
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
-      return { columnResult: columns, policyRows: policies, version: current };
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   const policies = new Map<string, Policy>();
   for (const row of policyRows) {
     if ((POLICIES as readonly string[]).includes(row.policy)) policies.set(row.table_name, row.policy as Policy);
+  }
+  const referenceOf = new Map<string, ColumnSchema['references']>();
+  for (const row of referenceRows) {
+    // The owner column's key to `users` (and any to a system table) is not a relation of the API.
+    if (isReservedTable(row.referenced_table)) continue;
+    referenceOf.set(`${row.table_name}\u0000${row.column_name}`, {
+      table: row.referenced_table,
+      onDelete: ON_DELETE[row.on_delete] ?? 'restrict',
+      constraint: row.constraint_name,
+    });
   }
   const columnsByTable = new Map<string, ColumnSchema[]>();
   for (const row of columnResult.rows) {
@@ -90,6 +124,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       primaryKey: row.primary_key,
       maxLength: row.max_length,
       sqlType: row.sql_type,
+      references: referenceOf.get(`${row.table_name}\u0000${row.column_name}`) ?? null,
     });
     columnsByTable.set(row.table_name, list);
   }

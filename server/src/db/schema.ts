@@ -6,6 +6,7 @@ import {
   effectivePolicyOf,
   isReservedTable,
   ownerColumnOf,
+  type ColumnReference,
   type ColumnType,
   type OwnerColumn,
   type Policy,
@@ -33,6 +34,13 @@ export interface ColumnSchema {
   maxLength: number | null;
   /** The type as SQL (`format_type`), for casts of bound values: `integer`, `character varying(20)`, ... */
   sqlType: string;
+  /** A single-column foreign key to another served table's `id`, or null (the owner column's to `users` is not one). */
+  references?: ColumnReferenceSchema | null;
+}
+
+export interface ColumnReferenceSchema extends ColumnReference {
+  /** The foreign key's name: a refused delete names the referencing column through it. */
+  constraint: string;
 }
 
 export interface TableSchema {

@@ -1,4 +1,4 @@
-import { ApiError, conflict } from '../errors.js';
+import { ApiError, conflict, referenceConflict } from '../errors.js';
 
 /** The fields of a node-postgres DatabaseError this translator reads. */
 interface PgErrorLike {
@@ -65,7 +65,8 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
   }
   if (pgError.code === '23503') {
     if (pgError.detail?.includes('is still referenced')) {
-      return new ApiError('VALIDATION_ERROR', 'The record is still referenced by another record');
+      // The record pipeline names the referencing column; anything else that reaches here names its table.
+      return referenceConflict(pgError.table ?? 'record', 'The record is still referenced by another record');
     }
     return new ApiError('VALIDATION_ERROR', `${column ?? 'A column'} refers to a record that does not exist`, column ? { field: column } : undefined);
   }

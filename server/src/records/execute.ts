@@ -1,6 +1,6 @@
 import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
-import { conflict, notFound, unauthorized, uniqueKeyOf } from '../errors.js';
+import { conflict, notFound, referenceConflict, unauthorized, uniqueKeyOf } from '../errors.js';
 import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
@@ -21,6 +21,8 @@ export interface Executor {
   userExists(userId: string): Promise<boolean>;
   /** Signs the `next` cursors of list pages (and checks `after`, in the plan). */
   cursorKey: CursorKey;
+  /** `<table>.<column>` of the foreign key `constraint` on `table` (a delete it refused names it), if known. */
+  referencingColumn(table: string, constraint: string): string | undefined;
 }
 
 export interface Page {
@@ -136,6 +138,14 @@ function withElementIndex(error: unknown, rows: Row[]): unknown {
   return conflict(`${table}.${key.column}`, `Record ${index}: a record with this ${key.column} already exists`, index);
 }
 
+/** A delete a `restrict` reference refused (23503): 409 naming the referencing column. */
+function stillReferenced(executor: Executor, error: unknown): unknown {
+  const { code, table, constraint } = (error ?? {}) as { code?: unknown; table?: unknown; constraint?: unknown };
+  if (code !== '23503' || typeof table !== 'string' || typeof constraint !== 'string') return undefined;
+  const column = executor.referencingColumn(table, constraint) ?? table;
+  return referenceConflict(column, `The record is still referenced from ${column}: delete or change those records first`);
+}
+
 /** A write that changed nothing may have been refused by the schema-version guard: then it is answered again. */
 async function unlessStale(executor: Executor, table: TableSchema): Promise<void> {
   if (await executor.isStale(table.schemaVersion)) throw new StaleSchemaError();
@@ -199,7 +209,9 @@ export async function execute(executor: Executor, plan: Plan): Promise<Outcome> 
     case 'update-or-create':
       return updateOrCreate(executor, plan);
     case 'delete': {
-      const row = (await run(pool, buildStatement(plan)))[0];
+      const row = (await run(pool, buildStatement(plan)).catch((error: unknown) => {
+        throw stillReferenced(executor, error) ?? error;
+      }))[0];
       return row ? record(row) : nothingWritten(executor, plan.table, plan.rawId, plan.writer);
     }
   }
