@@ -41,6 +41,17 @@ export const notFound = (message = 'Not found') => new ApiError('NOT_FOUND', mes
 export const conflict = (column: string, message = `A record with this ${column.split('.').pop()} already exists`, index?: number) =>
   new ApiError('CONFLICT', message, details<ConflictDetails>(index === undefined ? { constraint: 'unique', column } : { constraint: 'unique', column, index }));
 
+/**
+ * A reference to a row that does not exist, or that the writer may not read: the same answer for both, so a write
+ * never tells whether another user's row exists.
+ */
+export const referenceRefused = (column: string, index?: number) =>
+  new ApiError(
+    'VALIDATION_ERROR',
+    `${index === undefined ? '' : `Record ${index}: `}${column} refers to a record that does not exist or that you cannot read`,
+    details<ValidationDetails>(index === undefined ? { field: column } : { index, field: column }),
+  );
+
 /** A 409: a row or table is still referenced from `<table>.<column>`. */
 export const referenceConflict = (column: string, message: string) =>
   new ApiError('CONFLICT', message, details<ConflictDetails>({ constraint: 'reference', column }));

@@ -112,3 +112,68 @@ describe('reference columns', () => {
     expect(errorOf(response).details).toEqual({ field });
   });
 });
+
+describe('references under the referenced table’s policy', () => {
+  let alice: Account;
+  let bob: Account;
+  beforeAll(async () => {
+    alice = await signUp(h);
+    bob = await signUp(h);
+    await createTable(h, owner, { name: 'drafts', columns: [{ name: 'text', type: 'text' }, { name: 'user_id', type: 'text' }] });
+    await createTable(h, owner, { name: 'secrets', policy: 'private', columns: [{ name: 'text', type: 'text' }] });
+    await createTable(h, owner, {
+      name: 'notes',
+      columns: [
+        { name: 'user_id', type: 'text' },
+        { name: 'draft_id', type: 'text', references: { table: 'drafts', onDelete: 'cascade' } },
+        { name: 'secret_id', type: 'text', references: { table: 'secrets', onDelete: 'set-null' } },
+        { name: 'author_id', type: 'text', references: { table: 'authors', onDelete: 'set-null' } },
+      ],
+    });
+    await admin().post('/api/drafts').set(alice.auth).send({ id: 'alice-draft', text: 'mine' });
+    await admin().post('/api/drafts').set(bob.auth).send({ id: 'bob-draft', text: 'his' });
+    await admin().post('/api/secrets').set(owner.auth).send({ id: 'the-secret', text: 'shh' });
+    await admin().post('/api/authors').set(owner.auth).send({ id: 'carol', name: 'Carol' });
+  });
+
+  const note = (account: Account, body: unknown) => admin().post('/api/notes').set(account.auth).send(body as object);
+
+  it('lets a writer reference their own rows of an owner-scoped table, and public-read rows', async () => {
+    const response = await note(alice, { draft_id: 'alice-draft', author_id: 'carol' });
+    expect(response.status).toBe(201);
+  });
+
+  it('answers a reference to another user’s row exactly as one to a row that does not exist', async () => {
+    const others = await note(alice, { draft_id: 'bob-draft' });
+    const missing = await note(alice, { draft_id: 'no-such-draft' });
+    expect(others.status).toBe(400);
+    expect(missing.status).toBe(400);
+    expect(errorOf(others)).toEqual(errorOf(missing));
+    expect(errorOf(others).details).toEqual({ field: 'draft_id' });
+  });
+
+  it('refuses references into a table the writer cannot read at all, existing row or not', async () => {
+    const hidden = await note(alice, { secret_id: 'the-secret' });
+    const missing = await note(alice, { secret_id: 'no-such-secret' });
+    expect(errorOf(hidden)).toEqual(errorOf(missing));
+    expect(errorOf(hidden).details).toEqual({ field: 'secret_id' });
+    // The project owner may read private tables: the reference holds.
+    expect((await note(owner, { secret_id: 'the-secret' })).status).toBe(201);
+  });
+
+  it('checks every record of a bulk insert, naming the first that references another user’s row, and inserts none', async () => {
+    const before = (await admin().get('/api/notes?limit=100').set(alice.auth)).body.total;
+    const response = await note(alice, [{ draft_id: 'alice-draft' }, { draft_id: 'alice-draft' }, { draft_id: 'bob-draft' }]);
+    expect(response.status).toBe(400);
+    expect(errorOf(response).details).toEqual({ index: 2, field: 'draft_id' });
+    expect((await admin().get('/api/notes?limit=100').set(alice.auth)).body.total).toBe(before);
+  });
+
+  it('applies the same rule to upserts, and leaves the owner tools to existence alone', async () => {
+    expect(errorOf(await admin().put('/api/notes/n1').set(alice.auth).send({ draft_id: 'bob-draft' })).details).toEqual({ field: 'draft_id' });
+    expect((await admin().put('/api/notes/n1').set(alice.auth).send({ draft_id: 'alice-draft' })).status).toBe(201);
+    expect(errorOf(await admin().put('/api/notes/n1').set(alice.auth).send({ draft_id: 'bob-draft' })).details).toEqual({ field: 'draft_id' });
+    const tool = await admin().post('/admin/tables/notes/records').set(owner.auth).send({ user_id: alice.id, draft_id: 'bob-draft' });
+    expect(tool.status).toBe(201);
+  });
+});

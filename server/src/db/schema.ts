@@ -53,6 +53,8 @@ export interface TableSchema {
   effectivePolicy: Policy;
   hasCreatedAt: boolean;
   hasUpdatedAt: boolean;
+  /** The columns that reference another served table. */
+  referenceColumns: readonly ColumnSchema[];
   /** Which load of the schema cache made this: prepared statements are named per load, so DDL never hits a stale plan. */
   version: number;
   /** The database's schema version (`_basalt_schema`) this was read at: record statements refuse to run past it. */
@@ -97,6 +99,7 @@ export function buildTableSchema(
     effectivePolicy: effectivePolicyOf(policy, ownerColumn),
     hasCreatedAt: columns.get(CREATED_AT_COLUMN)?.type === 'timestamp',
     hasUpdatedAt: columns.get(UPDATED_AT_COLUMN)?.type === 'timestamp',
+    referenceColumns: columnList.filter((column) => column.references),
     version,
     schemaVersion,
   };

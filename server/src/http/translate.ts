@@ -1,4 +1,4 @@
-import { ApiError, conflict, referenceConflict } from '../errors.js';
+import { ApiError, conflict, referenceConflict, referenceRefused } from '../errors.js';
 
 /** The fields of a node-postgres DatabaseError this translator reads. */
 interface PgErrorLike {
@@ -68,7 +68,7 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
       // The record pipeline names the referencing column; anything else that reaches here names its table.
       return referenceConflict(pgError.table ?? 'record', 'The record is still referenced by another record');
     }
-    return new ApiError('VALIDATION_ERROR', `${column ?? 'A column'} refers to a record that does not exist`, column ? { field: column } : undefined);
+    return column ? referenceRefused(column) : new ApiError('VALIDATION_ERROR', 'A column refers to a record that does not exist');
   }
   const problem = VALUE_ERRORS[pgError.code];
   if (problem) {

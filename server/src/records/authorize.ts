@@ -18,6 +18,12 @@ export interface Scope {
   userId: string;
 }
 
+/**
+ * What a writer may put in one reference column, by the referenced table's policy for them: any existing row (the
+ * foreign key checks it), only their own rows (`scope`), or nothing (`denied`: they cannot read that table at all).
+ */
+export type ReferenceAccess = { column: string; table: TableSchema; scope: Scope } | { column: string; table: TableSchema; denied: true };
+
 /** What a request may touch, and who writes. */
 export interface Access {
   /** The owner-scoped caller's rows only, or null for the whole table. */
@@ -26,6 +32,8 @@ export interface Access {
   surface: Surface;
   /** The signed-in user whose writes need an existing account (checked inside the write statement), or null. */
   writer: string | null;
+  /** Writes through /api: the reference columns whose values the referenced tables' policies limit. */
+  references?: ReferenceAccess[];
 }
 
 export interface Authorized {
@@ -74,5 +82,23 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
+  if (operation === 'write' && table.referenceColumns.length > 0) {
+    return { table, access: { scope, surface, writer, references: referenceAccess(tables, table, caller) } };
+  }
   return { table, access: { scope, surface, writer } };
+}
+
+/** Each reference column's limit for this writer: a value must name a row they may read (API.md, "Relations"). */
+function referenceAccess(tables: TableLookup, table: TableSchema, caller: Caller): ReferenceAccess[] {
+  const limits: ReferenceAccess[] = [];
+  for (const column of table.referenceColumns) {
+    const target = tables.served(column.references!.table);
+    if (!target) continue;
+    const decision = authorize(target.effectivePolicy, caller, 'read');
+    if (!decision.allowed) limits.push({ column: column.name, table: target, denied: true });
+    else if (decision.ownerScope !== null && target.ownerColumn) {
+      limits.push({ column: column.name, table: target, scope: { ownerColumn: target.ownerColumn, userId: decision.ownerScope } });
+    }
+  }
+  return limits;
 }

@@ -1,11 +1,11 @@
 import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
-import { conflict, notFound, referenceConflict, unauthorized, uniqueKeyOf } from '../errors.js';
-import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, TOTAL, VERSION, type Built } from './build.js';
+import { conflict, notFound, referenceConflict, referenceRefused, unauthorized, uniqueKeyOf } from '../errors.js';
+import { buildStatement, estimateStatement, existsStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
 import { StaleSchemaError } from './fresh.js';
-import { missingColumnError, type Plan, type Row } from './plan.js';
+import { missingColumnError, type Plan, type ReferenceCheck, type Row } from './plan.js';
 
 /**
  * Stage 5 of the record pipeline: runs a plan's statement on the record pool and says what happened. A write that
@@ -138,6 +138,20 @@ function withElementIndex(error: unknown, rows: Row[]): unknown {
   return conflict(`${table}.${key.column}`, `Record ${index}: a record with this ${key.column} already exists`, index);
 }
 
+/**
+ * Before a write: every value of a limited reference column names a row the writer may read (their own, in an
+ * owner-scoped table). One query per such column, whatever the number of records; the first record naming another
+ * row is refused exactly as a missing row would be.
+ */
+async function checkReferences(pool: PreparedPool, checks: ReferenceCheck[], rows: Row[]): Promise<void> {
+  for (const check of checks) {
+    const values = [...new Set(rows.map((row) => row[check.column]).filter((value) => value !== undefined && value !== null))];
+    const readable = new Set((await run(pool, readableStatement(check.table, check.scope, values))).map((row) => String(row.v)));
+    const index = rows.findIndex((row) => row[check.column] !== undefined && row[check.column] !== null && !readable.has(String(row[check.column])));
+    if (index >= 0) throw referenceRefused(check.column, rows.length > 1 ? index : undefined);
+  }
+}
+
 /** A delete a `restrict` reference refused (23503): 409 naming the referencing column. */
 function stillReferenced(executor: Executor, error: unknown): unknown {
   const { code, table, constraint } = (error ?? {}) as { code?: unknown; table?: unknown; constraint?: unknown };
@@ -165,6 +179,7 @@ async function nothingWritten(executor: Executor, table: TableSchema, rawId: str
 /** Update first; only when there is no row at all may the body create one (or say what it lacks). */
 async function updateOrCreate(executor: Executor, plan: Extract<Plan, { kind: 'update-or-create' }>): Promise<Outcome> {
   const { pool } = executor;
+  await checkReferences(pool, plan.references, [plan.insertValues]);
   const updated = (await run(pool, buildStatement(plan)))[0];
   if (updated) return record(updated);
   await unlessStale(executor, plan.table);
@@ -189,12 +204,14 @@ export async function execute(executor: Executor, plan: Plan): Promise<Outcome> 
       return record(records[0]);
     }
     case 'create': {
+      await checkReferences(pool, plan.references, [plan.values]);
       const row = (await run(pool, buildStatement(plan)))[0];
       if (row) return record(row, true);
       await unlessStale(executor, plan.table);
       throw writerGone();
     }
     case 'create-many': {
+      await checkReferences(pool, plan.references, plan.rows);
       const rows = await run(pool, buildStatement(plan)).catch((error: unknown) => {
         throw withElementIndex(error, plan.rows);
       });
@@ -203,6 +220,7 @@ export async function execute(executor: Executor, plan: Plan): Promise<Outcome> 
       throw writerGone();
     }
     case 'upsert': {
+      await checkReferences(pool, plan.references, [plan.insertValues]);
       const { records, first } = await runShaped(pool, buildStatement(plan));
       return records[0] ? record(records[0], first[INSERTED] === true) : nothingWritten(executor, plan.table, plan.rawId, plan.writer);
     }

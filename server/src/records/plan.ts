@@ -1,8 +1,8 @@
 import { ID_COLUMN } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { ApiError, invalidField, notFound } from '../errors.js';
+import { ApiError, invalidField, notFound, referenceRefused } from '../errors.js';
 import { randomId } from '../ids.js';
-import type { Authorized, Scope } from './authorize.js';
+import type { Access, Authorized, Scope } from './authorize.js';
 import { missingOnCreate, validateRecordBody } from './body.js';
 import type { RecordRequest } from './parse.js';
 import type { CursorKey } from './query/cursor.js';
@@ -16,14 +16,30 @@ import { coerceValue, generateId } from './values.js';
 
 export type Row = Record<string, unknown>;
 
+/** A reference column whose values must name rows the writer owns in the referenced owner-scoped table. */
+export interface ReferenceCheck {
+  column: string;
+  table: TableSchema;
+  scope: Scope;
+}
+
 export type Plan =
   | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
   | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null }
-  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null }
+  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[] }
   /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
-  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null }
+  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[] }
   /** Create-or-update in one statement: the body can create the record and the id is unique. */
-  | { kind: 'upsert'; table: TableSchema; rawId: string; insertValues: Row; changes: Row; scope: Scope | null; writer: string | null }
+  | {
+      kind: 'upsert';
+      table: TableSchema;
+      rawId: string;
+      insertValues: Row;
+      changes: Row;
+      scope: Scope | null;
+      writer: string | null;
+      references: ReferenceCheck[];
+    }
   /**
    * PUT whose body could not create the record (or whose table's id is not unique): update it, and only if there is
    * none create it, or say which required columns the body lacks.
@@ -38,6 +54,7 @@ export type Plan =
       missing: string[];
       scope: Scope | null;
       writer: string | null;
+      references: ReferenceCheck[];
     }
   | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null };
 
@@ -53,7 +70,22 @@ export function missingColumnError(table: TableSchema, missing: string[]) {
   return invalidField(field, `${field} is required to create a record in ${table.name}`);
 }
 
-function planCreate({ table, access }: Authorized, body: Row): Plan {
+/**
+ * References the writer's policies limit: into a table they cannot read at all, refused here; into an owner-scoped
+ * one, only their own rows, checked by the execute stage. Unlimited references are the foreign key's to check.
+ */
+function referenceChecks(access: Access, rows: Row[]): ReferenceCheck[] {
+  const checks: ReferenceCheck[] = [];
+  for (const limit of access.references ?? []) {
+    const index = rows.findIndex((row) => row[limit.column] !== undefined && row[limit.column] !== null);
+    if (index < 0) continue;
+    if ('denied' in limit) throw referenceRefused(limit.column, rows.length > 1 ? index : undefined);
+    checks.push({ column: limit.column, table: limit.table, scope: limit.scope });
+  }
+  return checks;
+}
+
+function planCreate({ table, access }: Authorized, body: Row): Extract<Plan, { kind: 'create' }> {
   const values = validateRecordBody(table, body, access.surface);
   // An empty id could never be reached again: no path names it.
   if (values[ID_COLUMN] === '') throw invalidField(ID_COLUMN, `${ID_COLUMN} must not be empty`);
@@ -66,14 +98,14 @@ function planCreate({ table, access }: Authorized, body: Row): Plan {
   const missing = missingOnCreate(table, values, access.surface);
   if (missing.length > 0) throw missingColumnError(table, missing);
   if (access.scope) values[access.scope.ownerColumn] = access.scope.userId;
-  return { kind: 'create', table, values, writer: access.writer };
+  return { kind: 'create', table, values, writer: access.writer, references: referenceChecks(access, [values]) };
 }
 
 /** Each element planned as a create; an error names the element (`index`) and, where there is one, the field. */
 function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
   const rows = bodies.map((body, index) => {
     try {
-      return (planCreate(authorized, body) as Extract<Plan, { kind: 'create' }>).values;
+      return planCreate(authorized, body).values;
     } catch (error) {
       if (error instanceof ApiError) throw new ApiError(error.code, `Record ${index}: ${error.message}`, { index, ...error.details });
       throw error;
@@ -87,7 +119,7 @@ function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
       throw new ApiError('VALIDATION_ERROR', `Record ${missing}: give ${column.name} in every record or in none`, { index: missing, field: column.name });
     }
   }
-  return { kind: 'create-many', table: authorized.table, rows, writer: authorized.access.writer };
+  return { kind: 'create-many', table: authorized.table, rows, writer: authorized.access.writer, references: referenceChecks(authorized.access, rows) };
 }
 
 /**
@@ -109,8 +141,9 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
     delete changes[scope.ownerColumn];
   }
   const missing = missingOnCreate(table, insertValues, access.surface);
-  if (missing.length === 0 && table.columns.get(ID_COLUMN)!.unique) return { kind: 'upsert', table, rawId, insertValues, changes, scope, writer };
-  return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer };
+  const references = referenceChecks(access, [insertValues]);
+  if (missing.length === 0 && table.columns.get(ID_COLUMN)!.unique) return { kind: 'upsert', table, rawId, insertValues, changes, scope, writer, references };
+  return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references };
 }
 
 export function planRequest(request: RecordRequest, authorized: Authorized, cursorKey: CursorKey): Plan {

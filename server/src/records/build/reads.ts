@@ -79,3 +79,19 @@ export function existsStatement(table: TableSchema, id: unknown): Built {
   const statement = cached(table, 'exists', () => `SELECT 1 FROM ${quote(table.name)} WHERE ${quote(ID_COLUMN)} = $1`);
   return { statement, values: [id] };
 }
+
+/**
+ * Which of these values name a row the writer may read in an owner-scoped table (their own rows): the values come
+ * back as given, so the caller can tell which record named which.
+ */
+export function readableStatement(table: TableSchema, scope: Scope, values: unknown[]): Built {
+  const id = table.columns.get(ID_COLUMN)!;
+  const statement = cached(
+    table,
+    `readable|${scope.ownerColumn}`,
+    () =>
+      `SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM ${quote(table.name)} ` +
+      `WHERE ${quote(ID_COLUMN)} = v::${id.sqlType} AND ${quote(scope.ownerColumn)} = $2)`,
+  );
+  return { statement, values: [values.map(String), scope.userId] };
+}
