@@ -3,6 +3,7 @@ import { isReservedTable } from '../db/schema.js';
 import { ApiError, forbidden, invalidParameter, notFound, unauthorized } from '../errors.js';
 import { authorize, authorizeOwnerTools, type Operation } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
+import type { RelationContext } from './embed/plan.js';
 
 /**
  * Stage 2 of the record pipeline: which table, and what the caller may do in it. `/api` applies the table's policy;
@@ -39,11 +40,20 @@ export interface Access {
 export interface Authorized {
   table: TableSchema;
   access: Access;
+  /** For embeds: the tables to resolve relations in, and who asks (each embedded table's policy is theirs). */
+  relations?: RelationContext;
 }
 
 /** Where tables are looked up: the schema cache, or a fixed set in tests. */
 export interface TableLookup {
   served(name: string): TableSchema | undefined;
+  /** Every served table (to-many relations); lookups without it cannot embed. */
+  servedTables?(): TableSchema[];
+}
+
+function relationContext(tables: TableLookup, caller: Caller, surface: Surface): RelationContext | undefined {
+  const all = tables.servedTables?.bind(tables);
+  return all ? { tables: { served: (name) => tables.served(name), servedTables: all }, caller, surface } : undefined;
 }
 
 /** A table the owner may administer: a reserved name is 400 naming it, an unknown one 404. */
@@ -73,7 +83,7 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
       throw decision.reason === 'not-owner' ? new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area') : unauthorized();
     }
     // The owner's account was checked before routing: writes need no check of their own.
-    return { table, access: OWNER_TOOLS };
+    return { table, access: OWNER_TOOLS, relations: relationContext(tables, caller, surface) };
   }
   const table = tables.served(name);
   if (!table) throw notFound(`No table ${name}`);
@@ -82,10 +92,11 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
+  const relations = relationContext(tables, caller, surface);
   if (operation === 'write' && table.referenceColumns.length > 0) {
-    return { table, access: { scope, surface, writer, references: referenceAccess(tables, table, caller) } };
+    return { table, access: { scope, surface, writer, references: referenceAccess(tables, table, caller) }, relations };
   }
-  return { table, access: { scope, surface, writer } };
+  return { table, access: { scope, surface, writer }, relations };
 }
 
 /** Each reference column's limit for this writer: a value must name a row they may read (API.md, "Relations"). */

@@ -18,7 +18,7 @@ export function buildStatement(plan: Plan): Built {
     case 'list':
       return listStatement(plan.table, plan.query, plan.scope, plan.query.count === 'exact');
     case 'get':
-      return getStatement(plan.table, plan.id, plan.scope);
+      return getStatement(plan.table, plan.id, plan.scope, plan.selection);
     case 'create':
       return insertStatement(plan.table, plan.values, plan.writer);
     case 'create-many':

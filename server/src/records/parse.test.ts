@@ -58,7 +58,7 @@ describe('parseRequest', () => {
     expect(parseRequest({ action: 'list', table: 't' }, { limit: '5' }, undefined)).toEqual({
       action: 'list',
       table: 't',
-      params: { limit: 5, offset: null, order: [], filters: [], select: null, after: null, count: 'exact' },
+      params: { limit: 5, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' },
     });
     expect(parseRequest({ action: 'create', table: 't' }, {}, { a: 1 })).toEqual({ action: 'create', table: 't', body: { a: 1 } });
     expect(parseRequest({ action: 'upsert', table: 't', id: '7' }, {}, { a: 1 })).toEqual({ action: 'upsert', table: 't', id: '7', body: { a: 1 } });

@@ -1,5 +1,6 @@
 import { ApiError, invalidPathEncoding } from '../errors.js';
-import { parseListParams, type ListParams, type QueryParams } from './query/parse.js';
+import { parseListParams, parseSelection, type ListParams, type QueryParams } from './query/parse.js';
+import { EMBED_OPTION, type EmbedOptions, type SelectItem } from './query/select.js';
 
 export type { QueryParams };
 
@@ -17,7 +18,8 @@ export type Body = Record<string, unknown>;
 
 export type RecordRequest =
   | { action: 'list'; table: string; params: ListParams }
-  | { action: 'get' | 'delete'; table: string; id: string }
+  | { action: 'get'; table: string; id: string; select?: SelectItem[] | null; embedOptions?: Record<string, EmbedOptions> }
+  | { action: 'delete'; table: string; id: string }
   | { action: 'create'; table: string; body: Body }
   /** A JSON array on create: 1 to 1,000 records, all or none. */
   | { action: 'create-many'; table: string; bodies: Body[] }
@@ -108,8 +110,12 @@ export function parseRequest(target: RecordTarget, query: QueryParams, body: Bod
     case 'upsert':
       if (Array.isArray(body)) throw bodyError('The request body must be a JSON object');
       return { action: 'upsert', table: target.table, id: target.id, body: body ?? {} };
-    case 'get':
-      return { action: 'get', table: target.table, id: target.id };
+    case 'get': {
+      // A single record takes `select` (columns and embeds) and its embeds' options; other parameters are ignored.
+      if (query.select === undefined && !Object.keys(query).some((key) => EMBED_OPTION.test(key))) return { action: 'get', table: target.table, id: target.id };
+      const { select, embedOptions } = parseSelection(query);
+      return { action: 'get', table: target.table, id: target.id, select, embedOptions };
+    }
     case 'delete':
       return { action: 'delete', table: target.table, id: target.id };
   }

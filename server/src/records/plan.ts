@@ -7,6 +7,7 @@ import { missingOnCreate, validateRecordBody } from './body.js';
 import type { RecordRequest } from './parse.js';
 import type { CursorKey } from './query/cursor.js';
 import { planListQuery, type ListQuery } from './query/plan.js';
+import { planSelection, type Selection } from './embed/plan.js';
 import { coerceValue, generateId } from './values.js';
 
 /**
@@ -25,7 +26,7 @@ export interface ReferenceCheck {
 
 export type Plan =
   | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
-  | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null }
+  | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; selection?: Selection }
   | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[] }
   /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
   | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[] }
@@ -150,9 +151,13 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
   const { table, access } = authorized;
   switch (request.action) {
     case 'list':
-      return { kind: 'list', table, query: planListQuery(table, request.params, cursorKey), scope: access.scope };
-    case 'get':
-      return { kind: 'get', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope };
+      return { kind: 'list', table, query: planListQuery(table, request.params, cursorKey, authorized.relations), scope: access.scope };
+    case 'get': {
+      const id = coerceId(table, request.id);
+      if (!request.select && !request.embedOptions) return { kind: 'get', table, id, rawId: request.id, scope: access.scope };
+      const selection = planSelection(table, request.select ?? null, request.embedOptions ?? {}, authorized.relations);
+      return { kind: 'get', table, id, rawId: request.id, scope: access.scope, selection };
+    }
     case 'create':
       return planCreate(authorized, request.body);
     case 'create-many':

@@ -4,6 +4,8 @@ import type { TableSchema } from '../../db/schema.js';
 import type { Scope } from '../authorize.js';
 import { conditionSql, keyColumnsSql, keysetSql, orderSql, Parameters } from '../query/build.js';
 import type { ListQuery } from '../query/plan.js';
+import { Aliases, embedShape, embedSql } from '../embed/build.js';
+import type { Selection } from '../embed/plan.js';
 import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } from './shared.js';
 
 /** The statements of reads: a page with its total, a planner estimate, one record, whether an id exists. */
@@ -46,8 +48,8 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
   const limit = parameters.bind(query.limit === 0 ? 0 : query.limit + 1);
   const offset = parameters.bind(query.offset);
   const order = orderSql(query.order);
-  const columns = query.select ? query.select.map((column) => quote(column.name)).join(', ') : `${quote(table.name)}.*`;
-  const shape = `list|${filtered.shape}|${keyset}|${order}|${query.select?.map((column) => column.name).join(',') ?? '*'}|${withTotal}`;
+  const { sql: columns, shape: selected } = selectionSql(table, query.select, parameters);
+  const shape = `list|${filtered.shape}|${keyset}|${order}|${selected}|${withTotal}`;
   const statement = cached(table, shape, () => {
     const name = quote(table.name);
     const counted = withTotal ? `SELECT count(*) AS total FROM ${name}${where(filtered.sql)}` : 'SELECT NULL::bigint AS total';
@@ -68,11 +70,27 @@ export function estimateStatement(table: TableSchema, query: ListQuery, scope: S
   const statement = cached(table, `estimate|${filtered.shape}`, () => `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(table.name)}${where(filtered.sql)}`);
   return { statement, values: parameters.values };
 }
-export function getStatement(table: TableSchema, id: unknown, scope: Scope | null): Built {
+/** The record's own columns (all, or those asked) and its embeds, as a select list and its shape. */
+function selectionSql(table: TableSchema, selection: Selection, parameters: Parameters): { sql: string; shape: string } {
+  const name = quote(table.name);
+  const own = selection.columns ? selection.columns.map((column) => quote(column.name)) : [`${name}.*`];
+  const aliases = new Aliases();
+  const embedded = selection.embeds.map((embed) => `${embedSql(embed, name, parameters, aliases)} AS ${quote(embed.key)}`);
+  const shape = `${selection.columns?.map((column) => column.name).join(',') ?? '*'}|${embedShape(selection.embeds)}`;
+  return { sql: [...own, ...embedded].join(', '), shape };
+}
+
+export function getStatement(table: TableSchema, id: unknown, scope: Scope | null, selection?: Selection): Built {
   const condition = byId(scope, null, 1);
-  // No row, no version: a miss (404) is double-checked against the schema version by the caller.
-  const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
-  return { statement, values: [id, ...condition.values] };
+  if (!selection || (selection.columns === null && selection.embeds.length === 0)) {
+    // No row, no version: a miss (404) is double-checked against the schema version by the caller.
+    const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
+    return { statement, values: [id, ...condition.values] };
+  }
+  const parameters = new Parameters(2 + condition.values.length);
+  const { sql, shape } = selectionSql(table, selection, parameters);
+  const statement = cached(table, `get|${condition.key}|${shape}`, () => `SELECT ${sql}, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
+  return { statement, values: [id, ...condition.values, ...parameters.values] };
 }
 
 export function existsStatement(table: TableSchema, id: unknown): Built {

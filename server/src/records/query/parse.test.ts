@@ -5,7 +5,7 @@ import { parseListParams, parseValueList } from './parse.js';
 
 describe('parseListParams: the query string as sent, no schema', () => {
   it('defaults to 20 rows, no offset, no order, every column, an exact count', () => {
-    expect(parseListParams({})).toEqual({ limit: 20, offset: null, order: [], filters: [], select: null, after: null, count: 'exact' });
+    expect(parseListParams({})).toEqual({ limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' });
   });
 
   it('clamps limit to 100 and keeps order terms, select and filters as written', () => {
@@ -16,7 +16,11 @@ describe('parseListParams: the query string as sent, no schema', () => {
         { column: 'score', direction: 'desc' },
         { column: 'title', direction: 'asc' },
       ],
-      select: ['id', 'title'],
+      select: [
+        { kind: 'column', name: 'id' },
+        { kind: 'column', name: 'title' },
+      ],
+      embedOptions: {},
       after: null,
       count: 'none',
       filters: [
@@ -43,9 +47,15 @@ describe('parseListParams: the query string as sent, no schema', () => {
     expect(parseListParams({ order: 'a.b.desc' }).order).toEqual([{ column: 'a.b', direction: 'desc' }]);
   });
 
-  it('reads select=* as every column, and drops repeated names', () => {
+  it('reads select=* as every column, and embeds with their options', () => {
     expect(parseListParams({ select: '*' }).select).toBeNull();
-    expect(parseListParams({ select: 'a,b,a' }).select).toEqual(['a', 'b']);
+    const { select, embedOptions } = parseListParams({ select: 'id,author(*),comments.post_id(body,post(id))', 'comments.order': 'id.desc', 'comments.limit': '3' });
+    expect(select).toEqual([
+      { kind: 'column', name: 'id' },
+      { kind: 'embed', name: 'author', column: null, items: [{ kind: 'star' }] },
+      { kind: 'embed', name: 'comments', column: 'post_id', items: [{ kind: 'column', name: 'body' }, { kind: 'embed', name: 'post', column: null, items: [{ kind: 'column', name: 'id' }] }] },
+    ]);
+    expect(embedOptions).toEqual({ comments: { order: 'id.desc', limit: '3' } });
   });
 
   it.each([
@@ -72,7 +82,9 @@ describe('parseListParams: the query string as sent, no schema', () => {
     [{ 'a[in]': Array.from({ length: 101 }, (_, i) => i).join(',') }, 'a[in]'],
     [{ select: '' }, 'select'],
     [{ select: 'a,,b' }, 'select'],
-    [{ select: 'a(b)' }, 'select'],
+    [{ select: 'a(b' }, 'select'],
+    [{ select: 'a(b(c(d(e))))' }, 'select'],
+    [{ select: 'a b' }, 'select'],
     [{ count: 'some' }, 'count'],
     [{ after: 'c', offset: '0' }, 'after'],
     [{ after: ['a', 'b'] }, 'after'],

@@ -1,5 +1,6 @@
 import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
 import { invalidParameter } from '../../errors.js';
+import { EMBED_OPTION, parseSelectList, type EmbedOptions, type SelectItem } from './select.js';
 
 /**
  * The query language's parser: a list's query string -> a typed tree of names, operators and raw values. It knows no
@@ -37,8 +38,10 @@ export interface ListParams {
   /** As written, without the `id` tie-breaker the plan adds. */
   order: OrderParam[];
   filters: FilterParam[];
-  /** Column names, or null for every column (`*` or no `select`). */
-  select: string[] | null;
+  /** The select list (columns, `*`, embeds), or null for every column. */
+  select: SelectItem[] | null;
+  /** `<embed path>.order` / `.limit`, by embed path (`comments`, `author.posts`). */
+  embedOptions: Record<string, EmbedOptions>;
   after: string | null;
   count: CountMode;
 }
@@ -47,7 +50,6 @@ export type QueryParams = Record<string, unknown>;
 
 const WHOLE_NUMBER = /^[0-9]+$/;
 const FILTER_KEY = /^(.+)\[([A-Za-z]*)\]$/;
-const COLUMN_LIST = /^[^,()]+(?:,[^,()]+)*$/;
 
 export function single(params: QueryParams, name: string): string | undefined {
   const value = params[name];
@@ -82,11 +84,18 @@ function parseOrder(value: string | undefined): OrderParam[] {
   });
 }
 
-function parseSelect(value: string | undefined): string[] | null {
-  if (value === undefined || value === '*') return null;
-  if (!COLUMN_LIST.test(value)) throw invalidParameter('select', 'select must be * or column names, comma-separated');
-  const names = value.split(',');
-  return names.includes('*') ? null : [...new Set(names)];
+/** `select` and the options of its embeds, shared by lists and single records. */
+export function parseSelection(params: QueryParams): { select: SelectItem[] | null; embedOptions: Record<string, EmbedOptions> } {
+  const text = single(params, 'select');
+  const select = text === undefined || text === '*' ? null : parseSelectList(text);
+  const embedOptions: Record<string, EmbedOptions> = {};
+  for (const key of Object.keys(params)) {
+    const match = EMBED_OPTION.exec(key);
+    if (!match || key.includes('[')) continue;
+    const option = match[2] as 'order' | 'limit';
+    (embedOptions[match[1]!] ??= {})[option] = single(params, key)!;
+  }
+  return { select, embedOptions };
 }
 
 /**
@@ -152,16 +161,16 @@ export function parseListParams(params: QueryParams, queryBytes = 0): ListParams
   const limit = Math.min(wholeNumber(params, 'limit') ?? DEFAULT_LIMIT, MAX_LIMIT);
   const offset = wholeNumber(params, 'offset') ?? null;
   const order = parseOrder(single(params, 'order'));
-  const select = parseSelect(single(params, 'select'));
+  const { select, embedOptions } = parseSelection(params);
   const after = single(params, 'after') ?? null;
   if (after !== null && offset !== null) throw invalidParameter('after', 'after cannot be combined with offset: a cursor says where the page starts');
   const count = single(params, 'count') ?? 'exact';
   if (!(COUNT_MODES as readonly string[]).includes(count)) throw invalidParameter('count', `count must be one of ${COUNT_MODES.join(', ')}`);
   const filters: FilterParam[] = [];
   for (const key of Object.keys(params)) {
-    if (RESERVED_PARAMETERS.has(key)) continue;
+    if (RESERVED_PARAMETERS.has(key) || (EMBED_OPTION.test(key) && !key.includes('['))) continue;
     if (filters.length === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
     filters.push(parseFilter(key, single(params, key)!));
   }
-  return { limit, offset, order, filters, select, after, count: count as CountMode };
+  return { limit, offset, order, filters, select, embedOptions, after, count: count as CountMode };
 }

@@ -115,7 +115,7 @@ describe('order, select and cursor', () => {
   });
 
   it('binds select to columns and names an unknown one', () => {
-    expect(plan({ select: 'title,id' }).select?.map((entry) => entry.name)).toEqual(['title', 'id']);
+    expect(plan({ select: 'title,id' }).select.columns?.map((entry) => entry.name)).toEqual(['title', 'id']);
     expect(refusalOrNull(() => plan({ select: 'title,secret' }))).toEqual({ status: 400, details: { parameter: 'select' } });
     expect(refusalOrNull(() => plan({ order: 'secret.asc' }))).toEqual({ status: 400, details: { parameter: 'order' } });
   });

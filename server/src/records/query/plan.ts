@@ -2,6 +2,7 @@ import { ID_COLUMN, type ColumnType } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import { coerceFilterValue } from '../values.js';
+import { planSelection, type RelationContext, type Selection } from '../embed/plan.js';
 import { decodeCursor, type CursorKey } from './cursor.js';
 import type { CountMode, FilterParam, IsValue, ListParams, Operator } from './parse.js';
 
@@ -33,8 +34,8 @@ export interface ListQuery {
   /** Ends with the `id` tie-breaker, in the direction of the last key before it. */
   order: OrderTerm[];
   conditions: Condition[];
-  /** The columns each record carries, in the order asked; null: every column. */
-  select: ColumnSchema[] | null;
+  /** The columns each record carries (null: every column) and the related rows embedded in it. */
+  select: Selection;
   /** The order keys (as text) of the row the page starts after: the decoded `after` cursor. */
   position: Array<string | null> | null;
   count: CountMode;
@@ -130,15 +131,6 @@ function planOrder(table: TableSchema, params: ListParams): OrderTerm[] {
   return terms;
 }
 
-function planSelect(table: TableSchema, names: string[] | null): ColumnSchema[] | null {
-  if (names === null) return null;
-  return names.map((name) => {
-    const column = table.columns.get(name);
-    if (!column) throw invalidParameter('select', `select names an unknown column "${name}"`);
-    return column;
-  });
-}
-
 /** What a cursor is bound to: the table, the order and the filters as sent. */
 function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[]): string {
   const conditions = filters.map((filter) => [filter.key, 'values' in filter ? filter.values : filter.value]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
@@ -146,9 +138,9 @@ function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[
 }
 
 /** Order, select and filter names must be columns (else 400 naming the parameter); every value is coerced. */
-export function planListQuery(table: TableSchema, params: ListParams, cursorKey: CursorKey): ListQuery {
+export function planListQuery(table: TableSchema, params: ListParams, cursorKey: CursorKey, relations?: RelationContext): ListQuery {
   const order = planOrder(table, params);
-  const select = planSelect(table, params.select);
+  const select = planSelection(table, params.select, params.embedOptions, relations);
   const conditions = params.filters.map((filter) => planCondition(table, filter));
   const binding = bindingOf(table, order, params.filters);
   return {
