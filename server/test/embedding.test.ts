@@ -146,4 +146,19 @@ describe('embedding', () => {
     expect((await get('/api/posts?limit=1', alice)).status).toBe(200);
     expect((await get('/api/posts?select=id,title', alice)).body.data.every((row: Record<string, unknown>) => Object.keys(row).length === 2)).toBe(true);
   });
+
+  it('answers a create or an upsert with the select asked, embeds included', async () => {
+    const created = await h.request().post('/api/posts?select=id,author(name)').set(alice.auth).send({ id: 'a3', title: 'Alice three', author_id: 'ada' });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ id: 'a3', author: { name: 'Ada' } });
+    const updated = await h.request().put('/api/posts/a3?select=title,comments.post_id(id)').set(alice.auth).send({ title: 'Alice 3' });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toEqual({ title: 'Alice 3', comments: [] });
+    const upserted = await h.request().put('/api/posts/a4?select=title').set(alice.auth).send({ title: 'Alice four' });
+    expect([upserted.status, upserted.body.data]).toEqual([201, { title: 'Alice four' }]);
+    const refused = await h.request().post('/api/posts?select=id,secret(text)').set(alice.auth).send({ title: 'x' });
+    expect(refused.status).toBe(400);
+    const bulk = await h.request().post('/api/posts?select=id').set(alice.auth).send([{ title: 'x' }]);
+    expect(errorOf(bulk).details).toEqual({ parameter: 'select' });
+  });
 });

@@ -1,4 +1,4 @@
-import { ApiError, invalidPathEncoding } from '../errors.js';
+import { ApiError, invalidParameter, invalidPathEncoding } from '../errors.js';
 import { parseListParams, parseSelection, type ListParams, type QueryParams } from './query/parse.js';
 import { EMBED_OPTION, type EmbedOptions, type SelectItem } from './query/select.js';
 
@@ -20,10 +20,22 @@ export type RecordRequest =
   | { action: 'list'; table: string; params: ListParams }
   | { action: 'get'; table: string; id: string; select?: SelectItem[] | null; embedOptions?: Record<string, EmbedOptions> }
   | { action: 'delete'; table: string; id: string }
-  | { action: 'create'; table: string; body: Body }
+  | { action: 'create'; table: string; body: Body; select?: Selected }
   /** A JSON array on create: 1 to 1,000 records, all or none. */
   | { action: 'create-many'; table: string; bodies: Body[] }
-  | { action: 'upsert'; table: string; id: string; body: Body };
+  | { action: 'upsert'; table: string; id: string; body: Body; select?: Selected };
+
+/** A `select` on a single record's read or write: columns, embeds and their options. */
+export interface Selected {
+  select: SelectItem[] | null;
+  embedOptions: Record<string, EmbedOptions>;
+}
+
+/** The selection asked of a single record, or undefined when the query asks none (the common case, kept cheap). */
+function selectedOf(query: QueryParams): Selected | undefined {
+  if (query.select === undefined && !Object.keys(query).some((key) => EMBED_OPTION.test(key))) return undefined;
+  return parseSelection(query);
+}
 
 /** A path segment as Express decodes route parameters; bad percent-encoding is the caller's 400. */
 export function decodePathSegment(segment: string): string {
@@ -89,8 +101,9 @@ export const MAX_BULK_RECORDS = 1_000;
 const bodyError = (message: string, details?: Record<string, unknown>) => new ApiError('VALIDATION_ERROR', message, details);
 
 /** A create's body: one object, or an array of 1 to 1,000 objects (a bulk insert). */
-function createRequest(table: string, body: Body | unknown[] | undefined): RecordRequest {
-  if (!Array.isArray(body)) return { action: 'create', table, body: body ?? {} };
+function createRequest(table: string, body: Body | unknown[] | undefined, query: QueryParams): RecordRequest {
+  if (!Array.isArray(body)) return { action: 'create', table, body: body ?? {}, select: selectedOf(query) };
+  if (query.select !== undefined) throw invalidParameter('select', 'select on a bulk insert is not supported yet: read the records back with a list');
   if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
     throw bodyError(`A bulk insert takes 1 to ${MAX_BULK_RECORDS} records; this one has ${body.length}`, { field: 'body' });
   }
@@ -106,15 +119,14 @@ export function parseRequest(target: RecordTarget, query: QueryParams, body: Bod
     case 'list':
       return { action: 'list', table: target.table, params: parseListParams(query, queryBytes) };
     case 'create':
-      return createRequest(target.table, body);
+      return createRequest(target.table, body, query);
     case 'upsert':
       if (Array.isArray(body)) throw bodyError('The request body must be a JSON object');
-      return { action: 'upsert', table: target.table, id: target.id, body: body ?? {} };
+      return { action: 'upsert', table: target.table, id: target.id, body: body ?? {}, select: selectedOf(query) };
     case 'get': {
       // A single record takes `select` (columns and embeds) and its embeds' options; other parameters are ignored.
-      if (query.select === undefined && !Object.keys(query).some((key) => EMBED_OPTION.test(key))) return { action: 'get', table: target.table, id: target.id };
-      const { select, embedOptions } = parseSelection(query);
-      return { action: 'get', table: target.table, id: target.id, select, embedOptions };
+      const selected = selectedOf(query);
+      return selected ? { action: 'get', table: target.table, id: target.id, ...selected } : { action: 'get', table: target.table, id: target.id };
     }
     case 'delete':
       return { action: 'delete', table: target.table, id: target.id };

@@ -4,7 +4,7 @@ import { ApiError, invalidField, notFound, referenceRefused } from '../errors.js
 import { randomId } from '../ids.js';
 import type { Access, Authorized, Scope } from './authorize.js';
 import { missingOnCreate, validateRecordBody } from './body.js';
-import type { RecordRequest } from './parse.js';
+import type { RecordRequest, Selected } from './parse.js';
 import type { CursorKey } from './query/cursor.js';
 import { planListQuery, type ListQuery } from './query/plan.js';
 import { planSelection, type Selection } from './embed/plan.js';
@@ -27,7 +27,7 @@ export interface ReferenceCheck {
 export type Plan =
   | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
   | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; selection?: Selection }
-  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[] }
+  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[]; selection?: Selection }
   /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
   | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[] }
   /** Create-or-update in one statement: the body can create the record and the id is unique. */
@@ -40,6 +40,7 @@ export type Plan =
       scope: Scope | null;
       writer: string | null;
       references: ReferenceCheck[];
+      selection?: Selection;
     }
   /**
    * PUT whose body could not create the record (or whose table's id is not unique): update it, and only if there is
@@ -56,6 +57,7 @@ export type Plan =
       scope: Scope | null;
       writer: string | null;
       references: ReferenceCheck[];
+      selection?: Selection;
     }
   | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null };
 
@@ -147,6 +149,12 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
   return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references };
 }
 
+/** What a written record is answered with: the selection asked (columns and embeds), read back after the write. */
+function withSelection<P extends Plan>(plan: P, selected: Selected | undefined, authorized: Authorized): P {
+  if (!selected) return plan;
+  return { ...plan, selection: planSelection(authorized.table, selected.select, selected.embedOptions, authorized.relations) };
+}
+
 export function planRequest(request: RecordRequest, authorized: Authorized, cursorKey: CursorKey): Plan {
   const { table, access } = authorized;
   switch (request.action) {
@@ -159,11 +167,11 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
       return { kind: 'get', table, id, rawId: request.id, scope: access.scope, selection };
     }
     case 'create':
-      return planCreate(authorized, request.body);
+      return withSelection(planCreate(authorized, request.body), request.select, authorized);
     case 'create-many':
       return planCreateMany(authorized, request.bodies);
     case 'upsert':
-      return planUpsert(authorized, request.id, request.body);
+      return withSelection(planUpsert(authorized, request.id, request.body), request.select, authorized);
     case 'delete':
       return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer };
   }
