@@ -177,3 +177,36 @@ describe('references under the referenced table’s policy', () => {
     expect(tool.status).toBe(201);
   });
 });
+
+describe('generated types', () => {
+  it('describe each table’s relations by embed name, and compile under tsc --strict', async () => {
+    const { default: ts } = await import('typescript');
+    const fs = await import('node:fs/promises');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const source: string = (await admin().get('/admin/types').set(owner.auth)).body.data.typescript;
+    expect(source).toContain(`author: { kind: 'one'; table: "authors"; column: "author_id" };`);
+    // posts references authors through two columns: each to-many key names its column.
+    expect(source).toContain(`"posts.author_id": { kind: 'many'; table: "posts"; column: "author_id" };`);
+    expect(source).toContain(`"posts.editor_id": { kind: 'many'; table: "posts"; column: "editor_id" };`);
+    // comments references posts once, plus itself: to-many from posts is plain `comments`.
+    expect(source).toContain(`comments: { kind: 'many'; table: "comments"; column: "post_id" };`);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'basalt-relations-'));
+    await fs.writeFile(path.join(dir, 'database.ts'), source);
+    await fs.writeFile(
+      path.join(dir, 'usage.ts'),
+      `import type { Database, Relationships } from './database.js';
+const one: Relationships<'posts'>['author']['kind'] = 'one';
+const many: Database['authors']['Relationships']['posts.author_id']['table'] = 'posts';
+// @ts-expect-error posts has no relation named nope
+type Nope = Relationships<'posts'>['nope'];
+export { one, many };
+export type { Nope };
+`,
+    );
+    const program = ts.createProgram([path.join(dir, 'usage.ts')], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: [] });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    await fs.rm(dir, { recursive: true, force: true });
+    expect(diagnostics).toEqual([]);
+  });
+});
