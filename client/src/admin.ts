@@ -13,7 +13,7 @@ import type {
 import { segment } from './http.js';
 import { TableClient, type AdminTableClient } from './query.js';
 import type { Send } from './transport.js';
-import type { CountMode, InsertOf, ListResult, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
+import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 
 export interface UserListQuery {
   limit?: number;
@@ -66,16 +66,20 @@ export class AdminClient<DB> {
   };
 
   /** Every record of a table, whatever its policy, with the query language of `list`: the console's data browser. */
-  records<T extends TableName<DB>, const S extends Selection<RowOf<DB[T]>> | undefined = undefined, C extends CountMode | undefined = undefined>(
+  records<
+    T extends TableName<DB>,
+    const S extends Selection<RowOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> | undefined = undefined,
+    C extends CountMode | undefined = undefined,
+  >(
     table: T,
-    query: TableListQuery<RowOf<DB[T]>> & { select?: S; count?: C } = {},
-  ): Promise<ListResult<Selected<RowOf<DB[T]>, S>, C>> {
+    query: Omit<TableListQuery<RowOf<DB[T]>>, 'select'> & { select?: S; count?: C } = {},
+  ): Promise<ListResult<Selected<RowOf<DB[T]>, S, Relations<DB, RelationshipsOf<DB[T]>>>, C>> {
     return this.from(table).list(query);
   }
 
   /** Write any record of a table as the owner: no policy, the owner column is an ordinary column here. */
-  from<T extends TableName<DB>>(table: T): AdminTableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>> {
-    return new TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>>(this.send, `${this.tablePath(table)}/records`);
+  from<T extends TableName<DB>>(table: T): AdminTableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
+    return new TableClient(this.send, `${this.tablePath(table)}/records`);
   }
 
   /** The anon key and the project settings. */

@@ -6,7 +6,7 @@ import { TableClient } from './query.js';
 import { SessionManager } from './refresh.js';
 import { SessionStore, browserLocalStorage, resolveStorage, type StorageAdapter } from './storage.js';
 import { TabSync } from './sync.js';
-import type { InsertOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
+import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
 import { authorizedSender, publicSender, type Send } from './transport.js';
 
 export interface ClientOptions {
@@ -93,8 +93,8 @@ export class BasaltClient<DB = UntypedDatabase> {
   }
 
   /** The record API of a table: `list`, `get`, `create`, `upsert`, `delete`, typed by the `Database` type. */
-  from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>> {
-    return new TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>>(this.send, `/api/${encodeURIComponent(table)}`);
+  from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
+    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`);
   }
 
   /** Stops the refresh timer and the cross-tab listeners; the stored session stays. */

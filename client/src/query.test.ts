@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listParameters } from './query.js';
+import { listParameters, selectText } from './query.js';
 
 describe('listParameters', () => {
   it('maps paging, ordering, select, cursor, count and equality filters onto the list endpoint’s parameters', () => {
@@ -60,5 +60,18 @@ describe('listParameters', () => {
     expect(() => listParameters({ filter: { a: { in: [] } } })).toThrow(/1 to 100/);
     expect(() => listParameters({ filter: { a: { in: Array.from({ length: 101 }, (_, i) => i) } } })).toThrow(/1 to 100/);
     expect(() => listParameters({ filter: { a: { eq: { nested: true } } } })).toThrow(/takes a string/);
+  });
+});
+
+describe('selectText', () => {
+  it('writes columns and nested embeds as the server reads them', () => {
+    expect(selectText(['id', { author: ['name'], 'comments.post_id': '*' }, 'title'])).toBe('id,author(name),comments.post_id(*),title');
+    expect(selectText(['id', { posts: ['title', { comments: ['body'] }] }])).toBe('id,posts(title,comments(body))');
+    expect(selectText('*')).toBe('*');
+    expect(listParameters({ select: [{ tags: '*' }], embedOptions: { tags: { order: 'name.desc', limit: 2 } } })).toMatchObject({
+      select: 'tags(*)',
+      'tags.order': 'name.desc',
+      'tags.limit': 2,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import type { DataResponse } from '@basalt/contract';
 import { formatQueryValue, segment, type QueryValue } from './http.js';
 import type { Send } from './transport.js';
-import type { CountMode, ListResult, RecordId, Selected, Selection, TableListQuery, UntypedRow } from './types.js';
+import type { CountMode, ListResult, RecordId, Relations, Selected, Selection, TableListQuery, UntypedRow } from './types.js';
 
 /** Parameter names the list endpoint reserves: a column of that name is filtered as `<column>[eq]`. */
 const LIST_PARAMETERS = new Set(['limit', 'offset', 'order', 'select', 'after', 'count']);
@@ -14,7 +14,8 @@ interface LooseListQuery {
   offset?: number | undefined;
   order?: string | readonly string[] | undefined;
   filter?: object | undefined;
-  select?: string | readonly string[] | undefined;
+  select?: string | readonly unknown[] | undefined;
+  embedOptions?: Record<string, { order?: string | undefined; limit?: number | undefined }> | undefined;
   after?: string | null | undefined;
   count?: CountMode | undefined;
 }
@@ -60,6 +61,18 @@ function conditionParameters(column: string, condition: unknown, params: Record<
   }
 }
 
+/** A select as the server reads it: `['id', { author: ['name'], comments: '*' }]` -> `id,author(name),comments(*)`. */
+export function selectText(select: string | readonly unknown[]): string {
+  if (typeof select === 'string') return select;
+  return select
+    .flatMap((entry) =>
+      typeof entry === 'string'
+        ? [entry]
+        : Object.entries(entry as Record<string, string | readonly unknown[] | undefined>).flatMap(([name, inner]) => (inner === undefined ? [] : [`${name}(${selectText(inner)})`])),
+    )
+    .join(',');
+}
+
 /** Turns a list query into the endpoint's parameters: `limit`, `order=a.asc,b.desc`, `select=a,b`, filters, ... */
 export function listParameters(query: LooseListQuery = {}): Record<string, QueryValue | undefined> {
   const join = (value: string | readonly string[] | undefined) => (typeof value === 'string' || value === undefined ? value : value.join(','));
@@ -67,10 +80,14 @@ export function listParameters(query: LooseListQuery = {}): Record<string, Query
     limit: query.limit,
     offset: query.offset,
     order: join(query.order),
-    select: join(query.select),
+    select: query.select === undefined ? undefined : selectText(query.select),
     after: query.after ?? undefined,
     count: query.count,
   };
+  for (const [path, options] of Object.entries(query.embedOptions ?? {})) {
+    params[`${path}.order`] = options.order;
+    params[`${path}.limit`] = options.limit;
+  }
   for (const [column, condition] of Object.entries(query.filter ?? {})) conditionParameters(column, condition, params);
   return params;
 }
@@ -86,7 +103,7 @@ interface ListBody {
  * The record API of one table: `/api/:table` for apps, or the owner's `/admin/tables/:name/records` (no policy scope).
  * `Row`, `Insert` and `Update` come from the generated `Database` type; untyped tables get `unknown` columns.
  */
-export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>> {
+export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>, R = Relations> {
   constructor(
     private readonly send: Send,
     /** Already encoded, e.g. `/api/todos`. */
@@ -97,11 +114,11 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
    * A page of records, the cursor of the next page and (unless `count: 'none'`) the total that match. `select`
    * narrows the record type to the chosen columns.
    */
-  async list<const S extends Selection<Row> | undefined = undefined, C extends CountMode | undefined = undefined>(
-    query: TableListQuery<Row> & { select?: S; count?: C } = {},
-  ): Promise<ListResult<Selected<Row, S>, C>> {
+  async list<const S extends Selection<Row, R> | undefined = undefined, C extends CountMode | undefined = undefined>(
+    query: Omit<TableListQuery<Row>, 'select'> & { select?: S; count?: C } = {},
+  ): Promise<ListResult<Selected<Row, S, R>, C>> {
     const body = await this.send<ListBody>({ method: 'GET', path: this.basePath, query: listParameters(query) });
-    return body as unknown as ListResult<Selected<Row, S>, C>;
+    return body as unknown as ListResult<Selected<Row, S, R>, C>;
   }
 
   /**
@@ -109,9 +126,9 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
    * `for await (const row of table.listAll({ filter }))`. Rows inserted or deleted meanwhile never make it skip or
    * repeat a row that stayed.
    */
-  async *listAll<const S extends Selection<Row> | undefined = undefined>(
-    query: Omit<TableListQuery<Row>, 'offset' | 'after' | 'count'> & { select?: S } = {},
-  ): AsyncGenerator<Selected<Row, S>, void, undefined> {
+  async *listAll<const S extends Selection<Row, R> | undefined = undefined>(
+    query: Omit<TableListQuery<Row>, 'offset' | 'after' | 'count' | 'select'> & { select?: S } = {},
+  ): AsyncGenerator<Selected<Row, S, R>, void, undefined> {
     let after: string | null = null;
     do {
       const page: ListBody = await this.send<ListBody>({
@@ -119,13 +136,15 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
         path: this.basePath,
         query: listParameters({ limit: 100, ...query, after, count: 'none' }),
       });
-      for (const row of page.data) yield row as Selected<Row, S>;
+      for (const row of page.data) yield row as Selected<Row, S, R>;
       after = page.next;
     } while (after);
   }
 
-  async get(id: RecordId<Row>): Promise<Row> {
-    return (await this.send<DataResponse<Row>>({ method: 'GET', path: this.recordPath(id) })).data;
+  /** One record, whole, or as `select` asks (columns and embeds: `{ select: ['title', { author: ['name'] }] }`). */
+  async get<const S extends Selection<Row, R> | undefined = undefined>(id: RecordId<Row>, options: { select?: S } = {}): Promise<Selected<Row, S, R>> {
+    const query = options.select === undefined ? undefined : { select: selectText(options.select) };
+    return (await this.send<DataResponse<Selected<Row, S, R>>>({ method: 'GET', path: this.recordPath(id), query })).data;
   }
 
   /** Creates a record; the server fills `id` (unless given), `createdAt`, `updatedAt` and, if owner-scoped, the owner. */
@@ -160,4 +179,4 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
 }
 
 /** The owner's view of a table's records: every row, whatever the policy; the owner column is an ordinary column. */
-export type AdminTableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>> = TableClient<Row, Insert, Update>;
+export type AdminTableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>, R = Relations> = TableClient<Row, Insert, Update, R>;

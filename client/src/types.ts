@@ -112,8 +112,28 @@ export type OrderTerm<Row> = `${keyof Row & string}.${'asc' | 'desc'}`;
 /** `exact` (the default), `estimated` (exact below 100,000 rows, else the planner's estimate), `none` (no total). */
 export type CountMode = 'exact' | 'estimated' | 'none';
 
-/** `'*'`, or the columns each record carries. */
-export type Selection<Row> = '*' | readonly (keyof Row & string)[];
+/** The relations a table's `select` can embed (`Relationships` of the generated type), and the database around them. */
+export interface Relations<DB = UntypedDatabase, Rels = UntypedRelationships> {
+  db: DB;
+  rels: Rels;
+}
+
+/** Without a generated type, any embed name is allowed and typed loosely. */
+export type UntypedRelationships = Record<string, { kind: 'one' | 'many'; table: string }>;
+
+export type RelationshipsOf<T> = T extends { Relationships: infer R } ? R : UntypedRelationships;
+
+type RelatedTable<Rel> = Rel extends { table: infer N } ? N : never;
+type RelationsOfTable<DB, N> = N extends keyof DB ? Relations<DB, RelationshipsOf<DB[N]>> : never;
+
+/** Embeds of a select: `{ author: ['name'], comments: '*' }`, each a select of the related table. */
+export type EmbedSelection<R> =
+  R extends Relations<infer DB, infer Rels>
+    ? { [K in keyof Rels & string]?: RelatedTable<Rels[K]> extends infer N ? (N extends keyof DB ? Selection<RowOf<DB[N]>, RelationsOfTable<DB, N>> : never) : never }
+    : never;
+
+/** `'*'`, or the columns each record carries and the related rows embedded in it. */
+export type Selection<Row, R = Relations> = '*' | readonly ((keyof Row & string) | EmbedSelection<R>)[];
 
 export interface TableListQuery<Row = UntypedRow> {
   /** Page size; the server's default is 20 and values above 100 are clamped to 100. */
@@ -124,13 +144,32 @@ export interface TableListQuery<Row = UntypedRow> {
   /** Conditions per column: `{ score: { gte: 10 }, title: { like: 'a*' }, done: false }`. */
   filter?: Filter<Row>;
   select?: Selection<Row>;
+  /** Order and limit of to-many embeds, by embed path: `{ comments: { order: 'createdAt.desc', limit: 3 } }`. */
+  embedOptions?: Record<string, { order?: string; limit?: number }>;
   /** The `next` of the previous page. */
   after?: string | null;
   count?: CountMode;
 }
 
-/** The record type a `select` leaves: the chosen columns, or the whole row. */
-export type Selected<Row, S> = S extends readonly (infer K)[] ? Pick<Row, K & keyof Row> : Row;
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** One embed's result: the related record (or null) for a to-one relation, an array of them for a to-many. */
+type EmbedResult<DB, Rel, S> = Rel extends { kind: infer Kind; table: infer N }
+  ? N extends keyof DB
+    ? Kind extends 'one'
+      ? Selected<RowOf<DB[N]>, S, RelationsOfTable<DB, N>> | null
+      : Selected<RowOf<DB[N]>, S, RelationsOfTable<DB, N>>[]
+    : unknown
+  : unknown;
+
+type EmbedsResult<R, O> = [O] extends [never]
+  ? unknown
+  : R extends Relations<infer DB, infer Rels>
+    ? UnionToIntersection<O extends object ? { [K in keyof O & keyof Rels]-?: EmbedResult<DB, Rels[K], O[K]> } : never>
+    : unknown;
+
+/** The record type a `select` leaves: the chosen columns and embeds, or the whole row. */
+export type Selected<Row, S, R = Relations> = S extends readonly (infer E)[] ? Pick<Row, Extract<E, string> & keyof Row> & EmbedsResult<R, Exclude<E, string>> : Row;
 
 /** A page: the records, the cursor of the next page (null on the last), and the total the count mode asked for. */
 export type ListResult<Row, C extends CountMode | undefined = 'exact'> = {

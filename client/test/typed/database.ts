@@ -32,10 +32,16 @@ export interface Database {
       meta?: Json | null;
       user_id?: string;
     };
+    Relationships: {
+      tags: { kind: 'many'; table: 'tags'; column: 'todo_id' };
+    };
   };
   tags: {
-    Row: { id: string; createdAt: string; updatedAt: string; name: string };
-    Insert: { id?: string; name: string };
-    Update: { id?: string; name?: string };
+    Row: { id: string; createdAt: string; updatedAt: string; name: string; todo_id: string | null };
+    Insert: { id?: string; name: string; todo_id?: string | null };
+    Update: { id?: string; name?: string; todo_id?: string | null };
+    Relationships: {
+      todo: { kind: 'one'; table: 'todos'; column: 'todo_id' };
+    };
   };
 }

@@ -57,6 +57,27 @@ export async function queryLanguage(): Promise<void> {
   console.log(exact, title, id, adminRow.title);
 }
 
+export async function embeds(): Promise<void> {
+  const page = await client.from('todos').list({ select: ['id', 'title', { tags: ['name', { todo: ['done'] }] }], embedOptions: { tags: { order: 'name.asc', limit: 3 } } });
+  const todo = page.data[0]!;
+  const title: string = todo.title;
+  const tagNames: string[] = todo.tags.map((tag) => tag.name);
+  const backDone: boolean | undefined = todo.tags[0]?.todo?.done;
+  const tag = await client.from('tags').get('t1', { select: ['name', { todo: '*' }] });
+  const owner: string | undefined = tag.todo?.user_id;
+  const whole = await client.from('tags').get('t1');
+  const plain: string | null = whole.todo_id;
+  // @ts-expect-error a to-one embed may be null
+  const notNull: string = tag.todo.title;
+  // @ts-expect-error an embed carries only the columns it selects
+  console.log(todo.tags[0]?.todo_id);
+  // @ts-expect-error todos has no relation named nope
+  await client.from('todos').list({ select: ['id', { nope: '*' }] });
+  // @ts-expect-error an embed selects columns of the related table
+  await client.from('todos').list({ select: [{ tags: ['title'] }] });
+  console.log(title, tagNames, backDone, owner, plain, notNull);
+}
+
 export async function wrongQueries(): Promise<void> {
   const todos = client.from('todos');
   // @ts-expect-error like is for text columns, not numbers
