@@ -60,6 +60,9 @@ class HttpError extends Error {
 const listSql = (where: string, order = 'id', keys = 'id::text AS k0') =>
   `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${ITEMS} ${where}) t
    LEFT JOIN LATERAL (SELECT *, ${keys} FROM ${ITEMS} ${where} ORDER BY ${order} LIMIT $1 OFFSET $2) p ON true`;
+/** A timestamp as the API shows it (ISO 8601, UTC, milliseconds), made in SQL for JSON built there. */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const STATEMENTS = {
   list: listSql(''),
   listByScore: listSql('WHERE score = $3'),
@@ -67,6 +70,17 @@ const STATEMENTS = {
   // count=none: the page alone, from an offset or after a cursor's id.
   page: `SELECT *, id::text AS k0 FROM ${ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
   pageAfter: `SELECT *, id::text AS k0 FROM ${ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
+  // R6 by hand: each post with its author and its 3 latest comments, as JSON built in the same statement.
+  postsWithRelations: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM posts) t
+   LEFT JOIN LATERAL (
+     SELECT posts.*, posts.id::text AS k0,
+            (SELECT jsonb_build_object('id', a.id, 'name', a.name, 'createdAt', ${iso('a."createdAt"')}, 'updatedAt', ${iso('a."updatedAt"')})
+               FROM authors a WHERE a.id = posts.author_id) AS author,
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('id', c.id, 'body', c.body, 'post_id', c.post_id,
+                                                          'createdAt', ${iso('c."createdAt"')}, 'updatedAt', ${iso('c."updatedAt"')})
+                                       ORDER BY c."createdAt" DESC, c.id DESC)
+                        FROM (SELECT * FROM comments c WHERE c.post_id = posts.id ORDER BY c."createdAt" DESC, c.id DESC LIMIT 3) c), '[]'::jsonb) AS comments
+       FROM posts ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
   insertMany: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
                SELECT u.id, $1, u.title, u.score, u.done
                  FROM unnest($2::text[], $3::text[], $4::int[], $5::bool[]) WITH ORDINALITY AS u(id, title, score, done, n)
@@ -208,6 +222,12 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
   const [prefix, table, id] = parts;
   if (req.method === 'POST' && url.pathname === '/auth/signin') return [200, await signIn(req)];
   if (prefix !== 'api' || parts.length > 3) throw new HttpError(404, 'route');
+  if (req.method === 'GET' && table === 'posts' && id === undefined) {
+    requireAnon(req);
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
+    const digest = digestOf(JSON.stringify(['posts', ['id.asc'], []]));
+    return [200, page(await query('postsWithRelations', [limit + 1, 0]), limit, digest, true)];
+  }
   if (req.method === 'GET' && table === ITEMS) {
     requireAnon(req);
     if (id === undefined) return [200, await list(url)];

@@ -105,7 +105,33 @@ export async function findDeepPage(basaltUrl: string, project: BenchProject): Pr
   project.deep = { cursor: before.next, firstId: String(first.data[0].id) };
 }
 
+/** R6's tables: posts by authors, five comments on each post (seed.ts). */
+export const POSTS = 'posts';
+export const COMMENTS_PER_POST = 5;
+const R6_QUERY = `limit=${PAGE}&select=*,author(*),comments(*)&comments.order=createdAt.desc&comments.limit=3`;
+
+export const R6: Scenario = {
+  name: 'R6',
+  title: 'list of 20 posts, each with its author and its 3 latest comments embedded (one statement)',
+  next: (project) => ({ method: 'GET', path: `/api/${POSTS}?${R6_QUERY}`, headers: anon(project) }),
+  check: (project, _request, status, body) => {
+    const problem = expectStatus(status, 200);
+    if (problem) return problem;
+    if (!isObject(body) || !Array.isArray(body.data) || body.data.length !== PAGE) return `not ${PAGE} posts`;
+    if (body.total !== project.posts) return `total ${String(body.total)}, expected ${project.posts}`;
+    for (const post of body.data as Json[]) {
+      if (!isObject(post.author) || typeof post.author.name !== 'string') return 'a post without its author';
+      const comments = post.comments as Json[];
+      if (!Array.isArray(comments) || comments.length !== 3) return 'a post without its 3 latest comments';
+      const stamps = comments.map((comment) => String(comment.createdAt));
+      if (!stamps.every((stamp, i) => i === 0 || stamp <= stamps[i - 1]!)) return 'comments not newest first';
+    }
+    return null;
+  },
+};
+
 /** The main part: the issue-6 scenarios with R4 and B1 beside them. */
-export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, W1, W2, B1, A1, M1];
+export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, R6, W1, W2, B1, A1, M1];
 /** The growth part at a million rows: R1-R3 again, and R5's three pages. */
 export const GROWTH_SCENARIOS: Scenario[] = [...READS, R5_FIRST, R5_CURSOR, R5_OFFSET];
+

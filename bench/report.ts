@@ -95,7 +95,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
 export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const checks = checkTargets(records, meta.bcryptCompareMs);
   const invalid = records.filter((r) => r.problems.length > 0);
-  const main = ['R1', 'R2', 'R3', 'R4', 'W1', 'W2', 'B1', 'A1', 'M1', CONCURRENT];
+  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'W1', 'W2', 'B1', 'A1', 'M1', CONCURRENT];
   const verdict = (server: ServerName) => {
     const mine = checks.filter((c) => c.server === server);
     const failed = mine.filter((c) => !c.pass).map((c) => `${c.scenario} ${c.target}`);
@@ -116,7 +116,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6 and 11)',
+    '### Targets (issues 6, 11 and 12)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -160,6 +160,8 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '- R4 `GET /api/items?createdAt[gte]=..&createdAt[lt]=..&order=createdAt.desc&limit=20` (1,000 rows in range, index on',
     '  (createdAt, id)); B1 `POST /api/my_items` with an array of ' + BULK_ROWS + ' records (B1 rows/s = req/s x ' + BULK_ROWS + ');',
     '  R5 (growth part) `GET /api/items?limit=20&count=none`, then page 5,000 `&after=<cursor>` and `&offset=' + DEEP_OFFSET + '`.',
+    '- R6 `GET /api/posts?limit=20&select=*,author(*),comments(*)&comments.order=createdAt.desc&comments.limit=3`',
+    '  (10,000 posts, 200 authors, 5 comments per post); the baseline writes the same query by hand.',
     '- Every list answer carries `next` (Basalt reads one row past the page and its order keys as text); the baseline',
     '  does the same: the same statements, the same signed cursors, so a cursor of one works on the other.',
     '- Every response of a check request is verified (status, `data`/`total`, row shape) before the load; during the',

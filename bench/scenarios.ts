@@ -29,6 +29,8 @@ export interface BenchProject {
   myRows: number;
   /** R4's createdAt range and how many rows fall in it. */
   r4: { from: string; to: string; total: number };
+  /** R6: rows in posts. */
+  posts: number;
   /** R5: the cursor of the row before the deep page, and that page's first id (the offset page starts there too). */
   deep: { cursor: string; firstId: string } | null;
 }
@@ -40,7 +42,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset';
 
 export interface Scenario {
   name: ScenarioName;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
 import { onServer } from './processes.js';
-import { r4Range, SEED_EPOCH } from './queryScenarios.js';
+import { COMMENTS_PER_POST, POSTS, r4Range, SEED_EPOCH } from './queryScenarios.js';
 
 const PASSWORD = 'bench-password-1';
 /** W2 updates random rows among these; W1 adds rows beside them. */
@@ -45,14 +45,41 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     r3Total: 0,
     myRows: MY_ROWS,
     r4: { ...r4Range(), total: 0 },
+    posts: 0,
     deep: null,
   };
+  await createRelations(basaltUrl, ownerToken);
   await onServer(databaseUrl, async (client) => {
     await insertRows(client, MY_ITEMS, MY_ITEM_PREFIX, MY_ROWS, memberUser.id);
     await client.query(`VACUUM ANALYZE ${MY_ITEMS}`);
+    project.posts = await seedRelations(client);
   });
   await seedItems(databaseUrl, project, rows);
   return project;
+}
+
+/** R6's tables, made through the admin API as a user would: each reference column gets its index there. */
+async function createRelations(basaltUrl: string, ownerToken: string): Promise<void> {
+  const text = (name: string) => ({ name, type: 'text' });
+  await call(basaltUrl, 'POST', '/admin/tables', { name: 'authors', policy: 'public-read', columns: [text('name')] }, ownerToken);
+  const author = { ...text('author_id'), references: { table: 'authors' } };
+  await call(basaltUrl, 'POST', '/admin/tables', { name: POSTS, policy: 'public-read', columns: [text('title'), author] }, ownerToken);
+  const post = { ...text('post_id'), references: { table: POSTS, onDelete: 'cascade' } };
+  await call(basaltUrl, 'POST', '/admin/tables', { name: 'comments', policy: 'public-read', columns: [text('body'), post] }, ownerToken);
+}
+
+/** 200 authors, 10,000 posts, five comments on each (one a second apart, so "latest" is well defined). */
+async function seedRelations(client: pg.Client): Promise<number> {
+  await client.query(`INSERT INTO authors (id, name) SELECT 'a' || i, 'Author ' || i FROM generate_series(1, 200) AS i`);
+  await client.query(`INSERT INTO ${POSTS} (id, title, author_id) SELECT 'p' || lpad(i::text, 5, '0'), 'Post ' || i, 'a' || (1 + i % 200) FROM generate_series(1, 10000) AS i`);
+  await client.query(
+    `INSERT INTO comments (id, body, post_id, "createdAt")
+     SELECT 'c' || p || '-' || k, 'Comment ' || k, 'p' || lpad(p::text, 5, '0'), to_timestamp($1::float8 / 1000) + (p * 10 + k) * interval '1 second'
+       FROM generate_series(1, 10000) AS p, generate_series(1, ${COMMENTS_PER_POST}) AS k`,
+    [SEED_EPOCH],
+  );
+  await client.query('VACUUM ANALYZE authors, posts, comments');
+  return 10_000;
 }
 
 async function insertRows(client: pg.Client, table: string, prefix: string, rows: number, userId: string): Promise<void> {

@@ -11,7 +11,7 @@ export interface TargetCheck {
 }
 
 /**
- * The targets of issues 6 and 11, each checked for both Basalt configurations against the same run's baseline (R5's
+ * The targets of issues 6, 11 and 12, each checked for both Basalt configurations against the same run's baseline (R5's
  * against Basalt's own first page: the growth part runs WORKERS=1 only).
  */
 export function checkTargets(records: RunRecord[], bcryptCompareMs: number | null = null): TargetCheck[] {
@@ -34,6 +34,7 @@ export function checkTargets(records: RunRecord[], bcryptCompareMs: number | nul
     const underSignIns = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
     add('R2 p99 during A1 <= 3 x R2 p99 alone', CONCURRENT, server, underSignIns, (v) => v <= 3);
     add('req/s >= 0.7 x baseline', 'R4', server, pairedRatio(records, 'main', ['R4', server], ['R4', 'baseline'], RPS), (v) => v >= 0.7);
+    add('req/s >= 0.7 x baseline', 'R6', server, pairedRatio(records, 'main', ['R6', server], ['R6', 'baseline'], RPS), (v) => v >= 0.7);
     const bulk = pairedRatio(records, 'main', ['B1', server], ['W1', server], RPS);
     add(`rows/s >= 10 x W1 rows/s (${BULK_ROWS} rows per request)`, 'B1', server, bulk === null ? null : bulk * BULK_ROWS, (v) => v >= 10);
     if (records.some((r) => r.phase === 'growth' && r.server === server)) {
