@@ -55,7 +55,15 @@ export function IndexesPanel({ table }: { table: TableInfo }) {
     setProblem(found);
     if (!found) create.mutate();
   };
-  const toggle = (name: string) => setChosen((current) => (current.includes(name) ? current.filter((entry) => entry !== name) : [...current, name]));
+  // A check or a server answer is about the choice it was made on: a new choice clears it.
+  const changed = () => {
+    setProblem(undefined);
+    create.reset();
+  };
+  const toggle = (name: string) => {
+    changed();
+    setChosen((current) => (current.includes(name) ? current.filter((entry) => entry !== name) : [...current, name]));
+  };
 
   return (
     <section className="card" aria-labelledby="indexes-title">
@@ -99,7 +107,7 @@ export function IndexesPanel({ table }: { table: TableInfo }) {
         </table>
       </div>
       <form className="index-form" onSubmit={submit} aria-label="New index">
-        <fieldset className="field">
+        <fieldset className="field" disabled={create.isPending}>
           <legend>New index on</legend>
           <div className="index-columns">
             {table.columns.map((column) => (
@@ -111,7 +119,10 @@ export function IndexesPanel({ table }: { table: TableInfo }) {
         </fieldset>
         <label className="field">
           <span>Kind</span>
-          <select value={kind} onChange={(event) => setKind(event.target.value as Kind)}>
+          <select value={kind} disabled={create.isPending} onChange={(event) => {
+              changed();
+              setKind(event.target.value as Kind);
+            }}>
             <option value="btree">btree (ranges, order, equality)</option>
             <option value="search">full-text search (one text column)</option>
           </select>
