@@ -68,7 +68,7 @@ describe('the query language through list, listAll and createMany', () => {
   it('embeds related rows through select, typed or not', async () => {
     await owner.admin.tables.create({ name: 'steps', policy: 'public-read', columns: [{ name: 'text', type: 'text' }, { name: 'todo_id', type: 'text', references: { table: 'todos', onDelete: 'cascade' } }] });
     const todo = await alice.from('todos').create({ title: 'with steps' });
-    await owner.admin.from('steps').createMany([{ text: 'one', todo_id: todo.id }, { text: 'two', todo_id: todo.id }]);
+    await owner.admin.from('steps').createMany([{ id: 's1', text: 'one', todo_id: todo.id }, { id: 's2', text: 'two', todo_id: todo.id }]);
     const read = await alice.from('todos').get(String(todo.id), { select: ['title', { steps: ['text'] }] });
     expect(read).toEqual({ title: 'with steps', steps: [{ text: 'one' }, { text: 'two' }] });
     const listed = await alice.from('todos').list({ filter: { title: 'with steps' }, select: ['id', { steps: ['text'] }], embedOptions: { steps: { order: 'text.desc', limit: 1 } } });
