@@ -51,9 +51,9 @@ export interface TableLookup {
   servedTables?(): TableSchema[];
 }
 
+/** The lookup itself serves embeds when it can list every table (the schema cache can): no wrapper per request. */
 function relationContext(tables: TableLookup, caller: Caller, surface: Surface): RelationContext | undefined {
-  const all = tables.servedTables?.bind(tables);
-  return all ? { tables: { served: (name) => tables.served(name), servedTables: all }, caller, surface } : undefined;
+  return tables.servedTables ? { tables: tables as RelationContext['tables'], caller, surface } : undefined;
 }
 
 /** A table the owner may administer: a reserved name is 400 naming it, an unknown one 404. */

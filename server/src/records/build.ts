@@ -1,5 +1,5 @@
 import type { Plan } from './plan.js';
-import { getStatement as getOne, listStatement } from './build/reads.js';
+import { getStatement, listStatement } from './build/reads.js';
 import { deleteStatement, insertManyStatement, insertStatement, updateStatement, upsertStatement } from './build/writes.js';
 import type { Built } from './build/shared.js';
 
@@ -18,7 +18,7 @@ export function buildStatement(plan: Plan): Built {
     case 'list':
       return listStatement(plan.table, plan.query, plan.scope, plan.query.count === 'exact');
     case 'get':
-      return getOne(plan.table, plan.id, plan.scope, plan.selection);
+      return getStatement(plan.table, plan.id, plan.scope, plan.selection);
     case 'create':
       return insertStatement(plan.table, plan.values, plan.writer);
     case 'create-many':

@@ -1,10 +1,12 @@
-import { ID_COLUMN, MAX_LIMIT, RESERVED_TABLES } from '@basalt/contract';
+import { MAX_LIMIT, RESERVED_TABLES } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { forbidden, invalidParameter } from '../../errors.js';
 import { authorize } from '../../policies/authorize.js';
 import type { Caller } from '../../policies/caller.js';
 import type { Scope, Surface } from '../authorize.js';
 import type { EmbedOptions, SelectItem } from '../query/select.js';
+import { parseOrder } from '../query/parse.js';
+import { planOrder, type OrderTerm } from '../query/order.js';
 
 /**
  * Embedding: each embed of a `select` resolved to a relation (to-one through a reference column of the parent, named
@@ -12,11 +14,6 @@ import type { EmbedOptions, SelectItem } from '../query/select.js';
  * and authorized for the caller under the embedded table's own policy: a table they cannot read is 403, an
  * owner-scoped one is scoped to their rows.
  */
-
-export interface EmbedOrder {
-  column: ColumnSchema;
-  direction: 'asc' | 'desc';
-}
 
 export interface EmbedPlan {
   /** The JSON key: the name as written. */
@@ -28,7 +25,7 @@ export interface EmbedPlan {
   columns: ColumnSchema[];
   embeds: EmbedPlan[];
   /** to-many only. */
-  order: EmbedOrder[];
+  order: OrderTerm[];
   limit: number;
   scope: Scope | null;
 }
@@ -89,22 +86,6 @@ function resolve(parent: TableSchema, item: Extract<SelectItem, { kind: 'embed' 
   throw refused(`${parent.name} has no relation "${item.column === null ? item.name : `${item.name}.${item.column}`}"; its relations: ${choices}`);
 }
 
-function planOrder(table: TableSchema, key: string, text: string | undefined): EmbedOrder[] {
-  const terms: EmbedOrder[] = [];
-  for (const part of text === undefined ? [] : text.split(',')) {
-    const dot = part.lastIndexOf('.');
-    const column = table.columns.get(part.slice(0, dot));
-    const direction = part.slice(dot + 1);
-    if (dot <= 0 || !column || (direction !== 'asc' && direction !== 'desc')) {
-      throw invalidParameter(`${key}.order`, `${key}.order must be <column>.asc|desc of ${table.name}, comma-separated`);
-    }
-    terms.push({ column, direction });
-  }
-  const id = table.columns.get(ID_COLUMN)!;
-  if (!terms.some((term) => term.column === id)) terms.push({ column: id, direction: terms.at(-1)?.direction ?? 'asc' });
-  return terms;
-}
-
 function planLimit(key: string, text: string | undefined): number {
   if (text === undefined) return MAX_LIMIT;
   if (!/^[0-9]+$/.test(text) || Number(text) > MAX_LIMIT) throw invalidParameter(`${key}.limit`, `${key}.limit must be a whole number from 0 to ${MAX_LIMIT}`);
@@ -143,7 +124,7 @@ function planEmbeds(parent: TableSchema, items: SelectItem[], options: Record<st
         column: relation.column,
         columns: columnsOf(relation.table, item.items) ?? [...relation.table.columnList],
         embeds: planEmbeds(relation.table, item.items, options, used, key, context),
-        order: relation.kind === 'many' ? planOrder(relation.table, key, option?.order) : [],
+        order: relation.kind === 'many' ? planOrder(relation.table, parseOrder(option?.order, `${key}.order`), `${key}.order`) : [],
         limit: planLimit(key, option?.limit),
         scope,
       },

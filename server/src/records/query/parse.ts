@@ -72,13 +72,14 @@ export function parsePaging(params: QueryParams): { limit: number; offset: numbe
   return { limit: Math.min(wholeNumber(params, 'limit') ?? DEFAULT_LIMIT, MAX_LIMIT), offset: wholeNumber(params, 'offset') ?? 0 };
 }
 
-function parseOrder(value: string | undefined): OrderParam[] {
+/** `<column>.asc|desc`, comma-separated: of a list (`order`) or of a to-many embed (`comments.order`). */
+export function parseOrder(value: string | undefined, parameter = 'order'): OrderParam[] {
   if (value === undefined) return [];
   return value.split(',').map((part) => {
     const dot = part.lastIndexOf('.');
     const direction = part.slice(dot + 1);
     if (dot <= 0 || (direction !== 'asc' && direction !== 'desc')) {
-      throw invalidParameter('order', `order must be <column>.asc or <column>.desc, comma-separated; got "${part}"`);
+      throw invalidParameter(parameter, `${parameter} must be <column>.asc or <column>.desc, comma-separated; got "${part}"`);
     }
     return { column: part.slice(0, dot), direction };
   });

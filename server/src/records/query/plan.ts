@@ -1,10 +1,11 @@
-import { ID_COLUMN, type ColumnType } from '@basalt/contract';
+import type { ColumnType } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import { coerceFilterValue } from '../values.js';
 import { planSelection, type RelationContext, type Selection } from '../embed/plan.js';
 import { decodeCursor, type CursorKey } from './cursor.js';
 import type { CountMode, FilterParam, IsValue, ListParams, Operator } from './parse.js';
+import { planOrder, type OrderTerm } from './order.js';
 
 /**
  * The query language's planner: parsed names bound to the table's columns, each operator checked against its column's
@@ -23,10 +24,7 @@ export type Condition =
   | { kind: 'search'; column: ColumnSchema; words: string }
   | { kind: 'is'; column: ColumnSchema; value: IsValue };
 
-export interface OrderTerm {
-  column: ColumnSchema;
-  direction: 'asc' | 'desc';
-}
+export type { OrderTerm };
 
 export interface ListQuery {
   limit: number;
@@ -117,20 +115,6 @@ function planCondition(table: TableSchema, filter: FilterParam): Condition {
   }
 }
 
-function planOrder(table: TableSchema, params: ListParams): OrderTerm[] {
-  const terms = params.order.map(({ column: name, direction }): OrderTerm => {
-    const column = table.columns.get(name);
-    if (!column) throw invalidParameter('order', `order names an unknown column "${name}"`);
-    return { column, direction };
-  });
-  // id is always the last tie-breaker, in the direction of the last key, so one index on (key, id) serves a keyset.
-  const id = table.columns.get(ID_COLUMN)!;
-  const at = terms.findIndex((term) => term.column === id);
-  if (at >= 0) return terms.slice(0, at + 1);
-  terms.push({ column: id, direction: terms.at(-1)?.direction ?? 'asc' });
-  return terms;
-}
-
 /** What a cursor is bound to: the table, the order and the filters as sent. */
 function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[]): string {
   const conditions = filters.map((filter) => [filter.key, 'values' in filter ? filter.values : filter.value]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
@@ -139,7 +123,7 @@ function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[
 
 /** Order, select and filter names must be columns (else 400 naming the parameter); every value is coerced. */
 export function planListQuery(table: TableSchema, params: ListParams, cursorKey: CursorKey, relations?: RelationContext): ListQuery {
-  const order = planOrder(table, params);
+  const order = planOrder(table, params.order);
   const select = planSelection(table, params.select, params.embedOptions, relations);
   const conditions = params.filters.map((filter) => planCondition(table, filter));
   const binding = bindingOf(table, order, params.filters);
