@@ -3,3 +3,4 @@ export * from './schema.js';
 export * from './api.js';
 export * from './values.js';
 export * from './names.js';
+export * from './accounts.js';

@@ -9,6 +9,7 @@ import { adminRoutes } from './admin/routes.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
+import { securityHeaders } from './http/securityHeaders.js';
 import type { Logger } from './logger.js';
 import { sendJson } from './http/respond.js';
 import { loggedCaller } from './auth/credentials.js';
@@ -21,6 +22,7 @@ export interface AppOptions {
   /** Request lines go here; without one, requests are not logged. */
   logger?: Logger;
   reportError?: ErrorReporter;
+  trustProxy?: boolean | number | string;
 }
 
 /** Builds the HTTP app from the services; it does not listen, so tests mount it directly. */
@@ -30,12 +32,15 @@ export function createApp(services: Services, options: AppOptions): Express {
   // API bodies are small and never cached by intermediaries: an ETag would cost a hash of every body.
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Whose X-Forwarded-For names the client's address (the abuse limits count it): TRUST_PROXY, nobody's by default.
+  app.set('trust proxy', options.trustProxy ?? false);
 
   app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller }));
+  app.use(securityHeaders);
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
   // The record API first: it is the hot path, and every layer in front of it is matched on every request.
-  app.use('/api', recordRoutes({ ...services.records, tokens: services.tokens, ...shared }));
+  app.use('/api', recordRoutes({ ...services.records, tokens: services.tokens, keys: services.keys, ...shared }));
   app.get('/health', async (_req, res) => {
     try {
       await services.knex.raw('SELECT 1');
@@ -44,7 +49,7 @@ export function createApp(services: Services, options: AppOptions): Express {
     }
     sendJson(res, 200, { data: { status: 'ok' } });
   });
-  app.use('/auth', authRoutes(services.accounts, services.tokens, { ...shared, signupEnabled: services.signupEnabled }));
+  app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
   app.use('/admin', adminRoutes({ ...services, ...shared }));
 
   const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');

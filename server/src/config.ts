@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS, LIMIT_NAMES, type Limits } from '@basalt/contract';
 
 /** Root of the repository (where config.json, migrations/ and .data/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,6 +27,10 @@ export interface Config {
   /** How long one record statement may run (ms) before it is cancelled and answered 504; never index builds. */
   statementTimeoutMs: number;
   signupEnabled: boolean;
+  /** The abuse limits of config.json; false: all off. */
+  limits: Limits | false;
+  /** Express's `trust proxy` (TRUST_PROXY): whose `X-Forwarded-For` names the client's address; false: nobody's. */
+  trustProxy: boolean | number | string;
   configPath: string;
 }
 
@@ -49,13 +54,47 @@ function parseInteger(value: string | undefined, name: string, fallback: number,
   return parsed;
 }
 
+export interface ProjectConfig {
+  signupEnabled: boolean;
+  limits: Limits | false;
+}
+
+/** `limits` of config.json: false, or an object overriding some of the defaults, each `{ max, windowSeconds }`. */
+function parseLimits(value: unknown, configPath: string): Limits | false {
+  if (value === undefined) return DEFAULT_LIMITS;
+  if (value === false) return false;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`${configPath}: "limits" must be false or an object such as { "signupsPerAddress": { "max": 100, "windowSeconds": 3600 } }`);
+  }
+  const limits: Limits = { ...DEFAULT_LIMITS };
+  for (const [name, limit] of Object.entries(value)) {
+    if (!(LIMIT_NAMES as readonly string[]).includes(name)) throw new ConfigError(`${configPath}: unknown limit "${name}" (known limits: ${LIMIT_NAMES.join(', ')})`);
+    const { max, windowSeconds, ...rest } = (limit ?? {}) as Record<string, unknown>;
+    const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= 1e9;
+    if (typeof limit !== 'object' || limit === null || Object.keys(rest).length > 0 || !whole(max, 1) || !whole(windowSeconds, 1)) {
+      throw new ConfigError(`${configPath}: limits.${name} must be { "max": <whole number >= 1>, "windowSeconds": <whole number >= 1> }`);
+    }
+    limits[name as keyof Limits] = { max: max as number, windowSeconds: windowSeconds as number };
+  }
+  return limits;
+}
+
+/** TRUST_PROXY: unset or `false` trusts no proxy; `true`, a hop count, or addresses/subnets as Express takes them. */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  const text = value?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text;
+}
+
 /** Reads `config.json`; a malformed file stops start-up with a message naming the file and the problem. */
-export function readProjectConfig(configPath: string): { signupEnabled: boolean } {
+export function readProjectConfig(configPath: string): ProjectConfig {
   let text: string;
   try {
     text = fs.readFileSync(configPath, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signupEnabled: true };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { signupEnabled: true, limits: DEFAULT_LIMITS };
     throw new ConfigError(`${configPath}: cannot be read (${(error as Error).message})`);
   }
   let parsed: unknown;
@@ -67,13 +106,13 @@ export function readProjectConfig(configPath: string): { signupEnabled: boolean 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`${configPath}: must hold a JSON object such as { "signupEnabled": true }`);
   }
-  const known = new Set(['signupEnabled']);
+  const known = new Set(['signupEnabled', 'limits']);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`${configPath}: unknown key "${key}" (known keys: ${[...known].join(', ')})`);
   }
-  const { signupEnabled = true } = parsed as { signupEnabled?: unknown };
+  const { signupEnabled = true, limits } = parsed as { signupEnabled?: unknown; limits?: unknown };
   if (typeof signupEnabled !== 'boolean') throw new ConfigError(`${configPath}: "signupEnabled" must be true or false`);
-  return { signupEnabled };
+  return { signupEnabled, limits: parseLimits(limits, configPath) };
 }
 
 /** Environment plus config.json, validated once at start-up. */
@@ -104,7 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // times as many counts at once and stretch every tail.
     poolSize: parseInteger(env.DB_POOL_SIZE, 'DB_POOL_SIZE', Math.max(2, Math.ceil(10 / workers)), 1, 500),
     statementTimeoutMs: parseInteger(env.STATEMENT_TIMEOUT, 'STATEMENT_TIMEOUT', 10_000, 1, 3_600_000),
-    signupEnabled: readProjectConfig(configPath).signupEnabled,
+    ...readProjectConfig(configPath),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     configPath,
   };
 }

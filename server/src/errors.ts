@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ConflictDetails, type ErrorBody, type ErrorCode, type ForbiddenDetails, TOKEN_EXPIRED_REASON, type ValidationDetails } from '@basalt/contract';
+import { ERROR_STATUS, type ConflictDetails, type ErrorBody, type ErrorCode, type ForbiddenDetails, type LimitName, type RateLimitedDetails, TOKEN_EXPIRED_REASON, type ValidationDetails } from '@basalt/contract';
 
 /**
  * The one error type of the service: a code from the contract, a message for people, optional details. A leaf:
@@ -71,3 +71,7 @@ export function uniqueKeyOf(error: unknown): { column: string; value: string } |
   const name = match[1]!.split(',')[0]!.trim().replace(/^"|"$/g, '');
   return { column: typeof column === 'string' ? column : name, value: match[1]!.includes(',') ? '' : match[2]! };
 }
+
+/** A 429: `retryAfter` whole seconds go into `Retry-After` too (http/handler.ts). */
+export const rateLimited = (limit: LimitName, retryAfter: number) =>
+  new ApiError('RATE_LIMITED', `Too many attempts; try again in ${retryAfter} s`, details<RateLimitedDetails>({ limit, retryAfter }));

@@ -25,6 +25,7 @@ export async function serve(
     jwtSecret: options.jwtSecret,
     bcryptCost: config.bcryptCost,
     signupEnabled: config.signupEnabled,
+    limits: config.limits,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
     prepare: !options.prepared,
@@ -33,6 +34,7 @@ export async function serve(
   const app = createApp(services, {
     bodyLimitBytes: config.bodyLimitBytes,
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
     logger,
     reportError: (error) => logger.error({ err: error }, 'unexpected error'),
   });

@@ -1,13 +1,19 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
+import type { Limits } from '@basalt/contract';
+import { DEFAULT_LIMITS } from '@basalt/contract';
 import { AccountService } from './auth/accounts.js';
+import { AbuseLimiter } from './auth/limits.js';
+import { KeyService } from './auth/keys/service.js';
+import { PasswordChanges } from './auth/passwordChanges.js';
+import { SessionStore } from './auth/sessions.js';
 import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
 import { pgTypes } from './db/pgTypes.js';
 import { PreparedPool } from './db/preparedPool.js';
 import { migrate } from './db/migrate.js';
-import { installDdlTrigger, listenForSchemaChanges, type SchemaListener } from './db/notifications.js';
+import { installDdlTrigger, listenForSchemaChanges, notifySchemaChange, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
 import type { RecordDeps } from './records/pipeline.js';
 import { cursorKeyFrom } from './records/query/cursor.js';
@@ -18,6 +24,8 @@ export interface ServiceOptions {
   jwtSecret: string;
   bcryptCost: number;
   signupEnabled: boolean;
+  /** The abuse limits (config.json); default: the contract's defaults; false: off. */
+  limits?: Limits | false;
   poolSize?: number;
   /** STATEMENT_TIMEOUT of the record pool (ms); default 10 s. Index builds and migrations run on Knex, without it. */
   statementTimeoutMs?: number;
@@ -38,6 +46,10 @@ export interface Services {
   tokens: TokenService;
   passwords: PasswordHasher;
   accounts: AccountService;
+  sessions: SessionStore;
+  passwordChanges: PasswordChanges;
+  keys: KeyService;
+  limiter: AbuseLimiter;
   /** What the record pipeline runs on: the record pool, the schema cache, and the account check of writes. */
   records: RecordDeps;
   tables: TableAdmin;
@@ -73,7 +85,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
     await cache.reload();
     const tokens = new TokenService(options.jwtSecret);
-    const accounts = new AccountService(knex, tokens, passwords, { signupEnabled: options.signupEnabled });
+    const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS, options.onError);
+    limiter.startCleanup();
+    const sessions = new SessionStore(knex, tokens, limiter);
+    // A revoked key is a change every process obeys from its next request, as a schema change is (auth/keys.ts).
+    const keys = new KeyService(knex, () => cache.version, (trx) => notifySchemaChange(trx), options.onError);
+    const accounts = new AccountService(knex, sessions, passwords, limiter, { signupEnabled: options.signupEnabled }, (userId, trx) => keys.revokeAll(userId, trx));
+    const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
     const current = listener;
     return {
       knex,
@@ -82,7 +100,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tokens,
       passwords,
       accounts,
+      sessions,
+      passwordChanges,
+      keys,
+      limiter,
       records: {
+        confirmCaller: (caller) => keys.confirm(caller),
         pool: new PreparedPool(pool),
         cache,
         isStale: (since) => cache.isStale(since),
@@ -96,6 +119,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {
+        limiter.stop();
         await current?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end()]);

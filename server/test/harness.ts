@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import supertest from 'supertest';
+import type { Limits } from '@basalt/contract';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
@@ -27,6 +28,9 @@ export interface HarnessOptions {
   statementTimeoutMs?: number;
   /** Connections of the record pool. */
   poolSize?: number;
+  /** The abuse limits; default: the contract's defaults. */
+  limits?: Limits | false;
+  trustProxy?: boolean | number | string;
 }
 
 /**
@@ -43,10 +47,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     listen: options.listen,
     statementTimeoutMs: options.statementTimeoutMs,
     poolSize: options.poolSize,
+    limits: options.limits,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     corsOrigins: options.corsOrigins ?? null,
+    trustProxy: options.trustProxy,
     reportError: (error) => console.error('unexpected server error:', error),
   });
   const server = createHttpServer(app);

@@ -1,8 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import type { AccountService } from '../auth/accounts.js';
+import type { PasswordChanges } from '../auth/passwordChanges.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
-import { authenticate, callerOf } from '../auth/credentials.js';
+import { authenticate, callerOf, userOf } from '../auth/credentials.js';
 import { jsonBodyReader, jsonObjectBody } from '../http/body.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
@@ -24,6 +25,7 @@ export function adminRoutes(deps: {
   tables: TableAdmin;
   records: RecordDeps;
   accounts: AccountService;
+  passwordChanges: PasswordChanges;
   tokens: TokenService;
   bodyLimitBytes: number;
   signupEnabled: boolean;
@@ -111,6 +113,16 @@ export function adminRoutes(deps: {
   router.get('/users', async (req, res) => {
     const { users, total } = await accounts.listUsers(parsePaging(req.query));
     sendJson(res, 200, { data: users, total });
+  });
+  router.delete('/users/:id', async (req, res) => {
+    sendJson(res, 200, { data: await accounts.deleteUserAsOwner(userOf(req).id, String(req.params.id)) });
+  });
+  router.post('/users/:id/signout', async (req, res) => {
+    await accounts.signOutEverywhere(String(req.params.id));
+    sendJson(res, 200, { data: { signedOut: true } });
+  });
+  router.post('/users/:id/reset-link', async (req, res) => {
+    sendJson(res, 201, { data: await deps.passwordChanges.createResetLink(String(req.params.id)) });
   });
   router.get('/settings', (_req, res) => {
     sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });

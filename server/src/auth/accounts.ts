@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
-import type { AuthResult, AuthUser, Credentials, Profile, Role, TokenPair } from '@basalt/contract';
-import { ApiError, conflict, unauthorized } from '../errors.js';
+import type { AuthResult, AuthUser, Credentials, Profile, Role } from '@basalt/contract';
+import { ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
-import { hashRefreshToken, type TokenService } from './tokens.js';
+import { signinCounters, type AbuseLimiter } from './limits.js';
+import type { SessionStore } from './sessions.js';
 
 interface ProfileRow {
   id: string;
@@ -19,18 +20,37 @@ const SINGLE_OWNER_INDEX = 'users_single_owner';
 const EMAIL_INDEX = 'users_email_key';
 const WRONG_CREDENTIALS = 'Invalid email or password';
 
+/** Where a request comes from: its address (for the abuse limits) and its user agent (for the sessions list). */
+export interface Origin {
+  address: string;
+  userAgent?: string;
+}
+
+interface PasswordRow {
+  id: string;
+  email: string;
+  role: Role;
+  password_hash: string;
+}
+
 function constraintOf(error: unknown): string | undefined {
   const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
   return code === '23505' ? constraint : undefined;
 }
 
-/** Accounts and sessions: sign-up (first account is the owner), sign-in, single-use refresh, sign-out, profile. */
+/**
+ * Accounts: sign-up (first account is the owner), sign-in under the abuse limits, profile, the owner's listing, and
+ * deleting an account. Sessions are the SessionStore's.
+ */
 export class AccountService {
   constructor(
     private readonly knex: Knex,
-    private readonly tokens: TokenService,
+    readonly sessions: SessionStore,
     private readonly passwords: PasswordHasher,
+    private readonly limiter: AbuseLimiter,
     private readonly settings: { signupEnabled: boolean },
+    /** Revokes a user's API keys on every process, in the given transaction (KeyService.revokeAll). */
+    private readonly revokeKeys: (userId: string, trx: Knex.Transaction) => Promise<void>,
   ) {}
 
   async hasOwner(): Promise<boolean> {
@@ -38,11 +58,12 @@ export class AccountService {
     return result.rows[0]?.exists ?? false;
   }
 
-  async signUp({ email, password }: Credentials): Promise<AuthResult> {
+  async signUp({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
     if (!this.settings.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
+    await this.limiter.consume({ name: 'signupsPerAddress', subject: origin.address });
     const passwordHash = await this.passwords.hash(password);
     const user = await this.insertUser(randomId(), email, passwordHash);
-    return { user, ...(await this.openSession(user)) };
+    return { user, ...(await this.sessions.open(user, origin.userAgent)) };
   }
 
   /**
@@ -71,55 +92,76 @@ export class AccountService {
     }
   }
 
-  async signIn({ email, password }: Credentials): Promise<AuthResult> {
-    const row = await this.knex('users').where({ email }).first<{ id: string; email: string; role: Role; password_hash: string } | undefined>('id', 'email', 'role', 'password_hash');
+  /**
+   * Sign-in. The limits are checked before any hashing, keyed by the email as given, known or not: over a limit even
+   * the right password is 429, and an unknown email costs the same work and gets the same answers as a known one.
+   */
+  async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
+    const counters = signinCounters(email, origin.address);
+    await this.limiter.check(counters);
+    const row = await this.knex('users').where({ email }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
     // An unknown email costs the same bcrypt work as a wrong password, and both get the same answer.
     const matches = row ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
-    if (!row || !matches) throw unauthorized(WRONG_CREDENTIALS);
+    if (!row || !matches) {
+      await this.limiter.hit(counters);
+      throw unauthorized(WRONG_CREDENTIALS);
+    }
+    await this.limiter.clear(counters[0]!);
     const user: AuthUser = { id: row.id, email: row.email, role: row.role };
-    return { user, ...(await this.openSession(user)) };
-  }
-
-  private async openSession(user: AuthUser): Promise<TokenPair> {
-    const sessionId = randomId();
-    const refresh = this.tokens.signRefreshToken(user.id, sessionId);
-    await this.knex('sessions').insert({
-      id: sessionId,
-      user_id: user.id,
-      token_hash: hashRefreshToken(refresh.token),
-      expires_at: refresh.expiresAt,
-    });
-    return { accessToken: this.tokens.signAccessToken(user, sessionId), refreshToken: refresh.token };
+    return { user, ...(await this.sessions.open(user, origin.userAgent)) };
   }
 
   /**
-   * Exchanges a refresh token for a new pair in one statement that deletes the old session and creates the new one.
-   * Of parallel refreshes with one token only the first delete finds the row: the others get 401.
+   * The password of a signed-in user, checked as a sign-in is (its limits, its counting of failures), for changing
+   * the password or deleting the account: a wrong one is 400 naming the field, since the caller is signed in.
    */
-  async refresh(refreshToken: string): Promise<TokenPair> {
-    const claims = this.tokens.verifyRefreshToken(refreshToken);
-    if (!claims) throw unauthorized('The refresh token is not valid');
-    const sessionId = randomId();
-    const next = this.tokens.signRefreshToken(claims.sub, sessionId);
-    const result = await this.knex.raw<{ rows: Array<{ id: string; role: Role }> }>(
-      `WITH old AS (
-         DELETE FROM sessions WHERE token_hash = ? AND user_id = ? AND expires_at > now() RETURNING user_id
-       ), created AS (
-         INSERT INTO sessions (id, user_id, token_hash, expires_at)
-         SELECT ?, old.user_id, ?, ? FROM old
-         RETURNING user_id
-       )
-       SELECT u.id, u.role FROM created JOIN users u ON u.id = created.user_id`,
-      [hashRefreshToken(refreshToken), claims.sub, sessionId, hashRefreshToken(next.token), next.expiresAt],
-    );
-    const user = result.rows[0];
-    if (!user) throw unauthorized('The refresh token is not valid, was already used or was revoked');
-    return { accessToken: this.tokens.signAccessToken(user, sessionId), refreshToken: next.token };
+  async confirmPassword(userId: string, password: string, field: string, origin: Origin): Promise<PasswordRow> {
+    const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
+    if (!row) throw unauthorized('The account of this token no longer exists');
+    const counters = signinCounters(row.email, origin.address);
+    await this.limiter.check(counters);
+    if (!(await this.passwords.compare(password, row.password_hash))) {
+      await this.limiter.hit(counters);
+      throw invalidField(field, `${field} is not the account's password`);
+    }
+    return row;
   }
 
-  /** Deletes every session of the user: all of their refresh tokens stop working. */
-  async signOut(userId: string): Promise<void> {
-    await this.knex('sessions').where({ user_id: userId }).delete();
+  /** `DELETE /auth/me`: the caller's own account, confirmed by its password; the owner's cannot go. */
+  async deleteOwnAccount(userId: string, password: string, origin: Origin): Promise<AuthUser> {
+    const row = await this.confirmPassword(userId, password, 'password', origin);
+    if (row.role === 'owner') throw invalidField('password', 'The owner account cannot be deleted');
+    return this.deleteUser(userId);
+  }
+
+  /**
+   * Deletes an account with its sessions, reset tokens, API keys (revoked on every process) and the rows of tables
+   * whose owner column cascades. 404 when there is none.
+   */
+  async deleteUser(userId: string): Promise<AuthUser> {
+    return this.knex.transaction(async (trx) => {
+      await this.revokeKeys(userId, trx);
+      const deleted = await trx('users').where({ id: userId }).delete().returning<AuthUser[]>(['id', 'email', 'role']);
+      const user = deleted[0];
+      if (!user) throw notFound(`No user ${userId}`);
+      return user;
+    });
+  }
+
+  /** The owner's `POST /admin/users/:id/signout`: every session and every API key of the account ends. */
+  async signOutEverywhere(userId: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const user = await trx('users').where({ id: userId }).first('id');
+      if (!user) throw notFound(`No user ${userId}`);
+      await this.sessions.endAll(userId, null, trx);
+      await this.revokeKeys(userId, trx);
+    });
+  }
+
+  /** The owner's `DELETE /admin/users/:id`: any account but the owner's own. */
+  async deleteUserAsOwner(ownerId: string, userId: string): Promise<AuthUser> {
+    if (ownerId === userId) throw invalidField('id', 'The owner account cannot be deleted');
+    return this.deleteUser(userId);
   }
 
   async profile(userId: string): Promise<Profile> {

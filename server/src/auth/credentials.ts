@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { APIKEY_HEADER } from '@basalt/contract';
 import type { TokenService } from './tokens.js';
+import { isApiKey, type KeyService } from './keys/service.js';
 import { ANON, type Caller } from '../policies/caller.js';
 import { ApiError, tokenExpired, unauthorized } from '../errors.js';
 
@@ -14,16 +15,21 @@ declare module 'express-serve-static-core' {
 const BEARER = /^bearer[ ]+([^\s]+)[ ]*$/i;
 
 /**
- * The credential rules of the contract:
+ * The credential rules of the contract (an API key is a Bearer credential starting `bsk_`, taken only where `keys`
+ * is given: the record API; /auth and /admin refuse it with 401):
  * - a present `Authorization` header decides alone: a valid access token is that user, the anon key is anon, anything
  *   else is 401 (never a fallback to `apikey`);
  * - without it, a valid `apikey` is anon and an invalid one is 401; no credentials at all is 401.
  */
-export function resolveCaller(req: Request, tokens: TokenService): Caller {
+export function resolveCaller(req: Request, tokens: TokenService, keys?: KeyService): Caller | Promise<Caller> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const token = BEARER.exec(authorization)?.[1];
     if (!token) throw unauthorized('The Authorization header must be "Bearer <token>"');
+    if (isApiKey(token)) {
+      if (!keys) throw unauthorized('API keys are not accepted here: /auth and /admin need a signed-in user');
+      return keys.verify(token);
+    }
     const verified = tokens.verifyCredential(token);
     switch (verified.kind) {
       case 'access':
@@ -47,7 +53,8 @@ export function resolveCaller(req: Request, tokens: TokenService): Caller {
 /** Establishes `req.caller` before the body is read, so a request without valid credentials is 401 whatever it sends. */
 export function authenticate(tokens: TokenService): RequestHandler {
   return (req, _res, next) => {
-    req.caller = resolveCaller(req, tokens);
+    // Without a KeyService the answer is never a promise.
+    req.caller = resolveCaller(req, tokens) as Caller;
     next();
   };
 }

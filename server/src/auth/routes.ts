@@ -1,43 +1,89 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import type { TokenService } from './tokens.js';
-import type { AccountService } from './accounts.js';
-import { parseCredentials, parseRefreshBody } from './validation.js';
+import type { AccountService, Origin } from './accounts.js';
+import type { KeyService } from './keys/service.js';
+import type { PasswordChanges } from './passwordChanges.js';
+import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parsePasswordReset, parseRefreshBody } from './validation.js';
 import { authenticate, requireUser, userOf } from './credentials.js';
+import { keyRoutes } from './keys/routes.js';
 import { jsonObjectBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 
+/** The address the abuse limits count (Express's `req.ip`, which follows TRUST_PROXY) and the user agent. */
+export function originOf(req: Request): Origin {
+  const userAgent = req.headers['user-agent'];
+  return { address: req.ip ?? req.socket.remoteAddress ?? 'unknown', ...(userAgent ? { userAgent } : {}) };
+}
+
+export interface AuthDeps {
+  accounts: AccountService;
+  tokens: TokenService;
+  keys: KeyService;
+  passwordChanges: PasswordChanges;
+}
+
 /**
- * /auth: sign-up, sign-in, refresh and settings ignore credential headers entirely (a stale Bearer must never block
- * a refresh); /auth/me and /auth/signout need a signed-in user.
+ * /auth: sign-up, sign-in, refresh, reset and settings ignore credential headers entirely (a stale Bearer must never
+ * block a refresh); the rest need a signed-in user by an access token (API keys are refused: 401).
  */
-export function authRoutes(accounts: AccountService, tokens: TokenService, options: { bodyLimitBytes: number; signupEnabled: boolean }): Router {
+export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; signupEnabled: boolean }): Router {
+  const { accounts, tokens, passwordChanges } = deps;
+  const { sessions } = accounts;
   const router = Router();
   const body = jsonObjectBody(options.bodyLimitBytes);
+  const signedIn = [authenticate(tokens), requireUser];
 
   router.post('/signup', body, async (req, res) => {
-    sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body)) });
+    sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body), originOf(req)) });
   });
 
   router.post('/signin', body, async (req, res) => {
-    sendJson(res, 200, { data: await accounts.signIn(parseCredentials(req.body)) });
+    sendJson(res, 200, { data: await accounts.signIn(parseCredentials(req.body), originOf(req)) });
   });
 
   router.post('/refresh', body, async (req, res) => {
-    sendJson(res, 200, { data: await accounts.refresh(parseRefreshBody(req.body)) });
+    sendJson(res, 200, { data: await sessions.refresh(parseRefreshBody(req.body)) });
+  });
+
+  router.post('/reset', body, async (req, res) => {
+    const { token, newPassword } = parsePasswordReset(req.body);
+    await passwordChanges.reset(token, newPassword);
+    sendJson(res, 200, { data: { signedOut: true } });
   });
 
   router.get('/settings', async (_req, res) => {
     sendJson(res, 200, { data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner() } });
   });
 
-  router.get('/me', authenticate(tokens), requireUser, async (req, res) => {
+  router.get('/me', ...signedIn, async (req, res) => {
     sendJson(res, 200, { data: await accounts.profile(userOf(req).id) });
   });
 
-  router.post('/signout', authenticate(tokens), requireUser, async (req, res) => {
-    await accounts.signOut(userOf(req).id);
+  router.delete('/me', ...signedIn, body, async (req, res) => {
+    sendJson(res, 200, { data: await accounts.deleteOwnAccount(userOf(req).id, parsePasswordConfirmation(req.body), originOf(req)) });
+  });
+
+  router.post('/signout', ...signedIn, async (req, res) => {
+    await sessions.endAll(userOf(req).id);
     sendJson(res, 200, { data: { signedOut: true } });
   });
 
+  router.post('/password', ...signedIn, body, async (req, res) => {
+    const { currentPassword, newPassword } = parsePasswordChange(req.body);
+    const user = userOf(req);
+    sendJson(res, 200, { data: await passwordChanges.change(user.id, user.sessionId, currentPassword, newPassword, originOf(req)) });
+  });
+
+  router.get('/sessions', ...signedIn, async (req, res) => {
+    const user = userOf(req);
+    sendJson(res, 200, { data: await sessions.list(user.id, user.sessionId) });
+  });
+
+  router.delete('/sessions/:id', ...signedIn, async (req, res) => {
+    await sessions.end(userOf(req).id, String(req.params.id));
+    sendJson(res, 200, { data: { signedOut: true } });
+  });
+
+  router.use(keyRoutes(deps.keys, body, signedIn));
   return router;
 }

@@ -1,5 +1,5 @@
 import type { Policy } from '@basalt/contract';
-import { isOwner, type Caller } from './caller.js';
+import { isOwner, isReadOnly, type Caller } from './caller.js';
 
 export type Operation = 'read' | 'write';
 
@@ -17,8 +17,10 @@ const DENY: Decision = { allowed: false };
  * - owner-scoped: any signed-in user, the project owner included, on their own rows only; anon is refused.
  * - public-read: everyone reads the whole table; only the project owner writes.
  * - private: only the project owner.
+ * A `read` API key acts as its user for reads and writes nothing.
  */
 export function authorize(effectivePolicy: Policy, caller: Caller, operation: Operation): Decision {
+  if (operation === 'write' && isReadOnly(caller)) return DENY;
   switch (effectivePolicy) {
     case 'owner-scoped':
       return caller.kind === 'user' ? { allowed: true, ownerScope: caller.id } : DENY;

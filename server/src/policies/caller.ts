@@ -1,10 +1,35 @@
-import type { Role } from '@basalt/contract';
+import type { ApiKeyAccess, Role } from '@basalt/contract';
+
+/** An API key as verified: which key, what it may do, and the schema version it was checked under (auth/keys.ts). */
+export interface KeyCredential {
+  id: string;
+  /** sha256 of the key: how it is checked again. */
+  hash: string;
+  access: ApiKeyAccess;
+  version: number;
+}
+
+/** A signed-in user: by an access token (its session) or by an API key (no session). */
+export interface UserCaller {
+  kind: 'user';
+  id: string;
+  role: Role;
+  sessionId: string | null;
+  key?: KeyCredential;
+}
+
+export type KeyCaller = UserCaller & { key: KeyCredential; sessionId: null };
 
 /** Who is calling, as the credentials middleware established it. */
-export type Caller = { kind: 'anon' } | { kind: 'user'; id: string; role: Role; sessionId: string };
+export type Caller = { kind: 'anon' } | UserCaller;
 
 export const ANON: Caller = Object.freeze({ kind: 'anon' });
 
 export function isOwner(caller: Caller): boolean {
   return caller.kind === 'user' && caller.role === 'owner';
+}
+
+/** A read-only API key writes nothing, whatever the policy. */
+export function isReadOnly(caller: Caller): boolean {
+  return caller.kind === 'user' && caller.key?.access === 'read';
 }

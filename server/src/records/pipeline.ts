@@ -14,6 +14,11 @@ import { respond, type Answer } from './respond.js';
 
 export interface RecordDeps extends Executor {
   cache: SchemaCache;
+  /**
+   * An API key caller checked again when the schema version moved since its key was verified (a revocation moves
+   * it): the caller as it now stands, or a 401.
+   */
+  confirmCaller(caller: Caller): Promise<Caller>;
 }
 
 /** A record request as a route file hands it over: who calls, what they name, and how to read the body. */
@@ -36,7 +41,8 @@ export interface RecordCall {
  */
 export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
   const { cache } = deps;
-  const { surface, caller, target } = call;
+  const { surface, target } = call;
+  let { caller } = call;
   const operation = operationOf(target.action);
   const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation);
 
@@ -44,11 +50,16 @@ export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Prom
   let authorized: Authorized | undefined;
   let body: Body | unknown[] | undefined;
   if (takesBody(target.action)) {
-    authorized = await answerFresh(cache, async () => authorizeNow());
+    authorized = await answerFresh(cache, async () => {
+      if (caller.kind === 'user' && caller.key) caller = await deps.confirmCaller(caller);
+      return authorizeNow();
+    });
     body = await call.readBody();
   }
 
-  const outcome = await answerFresh(cache, () => {
+  const outcome = await answerFresh(cache, async () => {
+    // A key verified under an older schema version may have been revoked since: it is checked again.
+    if (caller.kind === 'user' && caller.key) caller = await deps.confirmCaller(caller);
     // The decision taken before the body holds while the schema it came from is still the loaded one.
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
     const request = parseRequest(target, call.query, body, call.queryBytes);

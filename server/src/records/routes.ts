@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { TokenService } from '../auth/tokens.js';
+import type { KeyService } from '../auth/keys/service.js';
 import { resolveCaller } from '../auth/credentials.js';
 import { jsonBodyReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
@@ -11,10 +12,11 @@ import { answerRecordCall, type RecordDeps } from './pipeline.js';
  * decoding and per-layer promise bookkeeping showed in every read's profile (docs/performance.md). Credentials come
  * first (401), also for paths that name no record route (then 404).
  */
-export function recordRoutes(deps: RecordDeps & { tokens: TokenService; bodyLimitBytes: number }): RequestHandler {
+export function recordRoutes(deps: RecordDeps & { tokens: TokenService; keys: KeyService; bodyLimitBytes: number }): RequestHandler {
   const readBody = jsonBodyReader(deps.bodyLimitBytes);
   return async (req, res, next) => {
-    const caller = (req.caller = resolveCaller(req, deps.tokens));
+    const resolved = resolveCaller(req, deps.tokens, deps.keys);
+    const caller = (req.caller = resolved instanceof Promise ? await resolved : resolved);
     const target = parseTarget(req.method, req.path);
     if (!target) {
       next();

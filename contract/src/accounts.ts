@@ -1,0 +1,87 @@
+import type { TokenPair } from './api.js';
+
+/**
+ * Accounts beyond sign-in (API.md, "Accounts: abuse limits, sessions, passwords, keys"): sessions per device, password
+ * change and reset, API keys, and the abuse limits set in config.json.
+ */
+
+/** `GET /auth/sessions`: one per signed-in device; `current` is the session of the calling token. */
+export interface SessionInfo {
+  id: string;
+  /** The sign-in that opened it. */
+  createdAt: string;
+  /** The last sign-in or refresh of this device. */
+  lastUsedAt: string;
+  userAgent: string | null;
+  current: boolean;
+}
+
+export interface ChangePasswordInput {
+  currentPassword: string;
+  newPassword: string;
+}
+
+export type ChangePasswordResult = TokenPair;
+
+export interface ResetPasswordInput {
+  token: string;
+  newPassword: string;
+}
+
+/** `POST /admin/users/:id/reset-link`: a single-use token for `POST /auth/reset`, valid one hour. */
+export interface ResetLink {
+  token: string;
+  expiresAt: string;
+}
+export const RESET_TOKEN_TTL_SECONDS = 60 * 60;
+
+export const API_KEY_ACCESS = ['read', 'read-write'] as const;
+export type ApiKeyAccess = (typeof API_KEY_ACCESS)[number];
+/** Every key starts so, for secret scanners (and for the service to tell keys from tokens). */
+export const API_KEY_PREFIX = 'bsk_';
+export const API_KEY_NAME_MAX_LENGTH = 100;
+
+export interface CreateApiKeyInput {
+  name: string;
+  access: ApiKeyAccess;
+  /** ISO 8601 or epoch milliseconds, in the future; none: the key does not expire. */
+  expiresAt?: string | number | null;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  access: ApiKeyAccess;
+  createdAt: string;
+  expiresAt: string | null;
+  /** To the minute; null until first used. */
+  lastUsedAt: string | null;
+}
+
+/** `POST /auth/keys` answers the key itself, this once. */
+export interface CreatedApiKey extends Omit<ApiKeyInfo, 'lastUsedAt'> {
+  key: string;
+}
+
+/** A limit of config.json: at most `max` events per `windowSeconds`. */
+export interface RateLimit {
+  max: number;
+  windowSeconds: number;
+}
+
+export const LIMIT_NAMES = ['signinFailuresPerAccountAndAddress', 'signinFailuresPerAddress', 'signupsPerAddress', 'refreshesPerSession'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+export type Limits = Record<LimitName, RateLimit>;
+
+export const DEFAULT_LIMITS: Limits = {
+  signinFailuresPerAccountAndAddress: { max: 10, windowSeconds: 900 },
+  signinFailuresPerAddress: { max: 100, windowSeconds: 900 },
+  signupsPerAddress: { max: 100, windowSeconds: 3600 },
+  refreshesPerSession: { max: 30, windowSeconds: 60 },
+};
+
+/** `details` of a 429: which limit, and the seconds also sent in `Retry-After`. */
+export interface RateLimitedDetails {
+  limit: LimitName;
+  retryAfter: number;
+}

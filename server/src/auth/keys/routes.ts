@@ -1,0 +1,28 @@
+import { Router, type RequestHandler } from 'express';
+import { invalidField } from '../../errors.js';
+import { sendJson } from '../../http/respond.js';
+import { userOf } from '../credentials.js';
+import { parseKeyInput } from '../validation.js';
+import { parseKeyExpiry, type KeyService } from './service.js';
+
+/** `/auth/keys`: a signed-in user's own API keys (never by a key: /auth refuses keys). */
+export function keyRoutes(keys: KeyService, body: RequestHandler, signedIn: RequestHandler[]): Router {
+  const router = Router();
+
+  router.post('/keys', ...signedIn, body, async (req, res) => {
+    const input = parseKeyInput(req.body);
+    const expiresAt = parseKeyExpiry(input.expiresAt);
+    if (expiresAt === 'invalid') throw invalidField('expiresAt', 'expiresAt must be a future time: ISO 8601 or epoch milliseconds, or null');
+    sendJson(res, 201, { data: await keys.create(userOf(req).id, { name: input.name, access: input.access, expiresAt }) });
+  });
+
+  router.get('/keys', ...signedIn, async (req, res) => {
+    sendJson(res, 200, { data: await keys.list(userOf(req).id) });
+  });
+
+  router.delete('/keys/:id', ...signedIn, async (req, res) => {
+    sendJson(res, 200, { data: await keys.revoke(userOf(req).id, String(req.params.id)) });
+  });
+
+  return router;
+}

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { LimitName, Limits } from '@basalt/contract';
+import { rateLimited } from '../errors.js';
+
+/**
+ * Abuse limits every process and machine shares, kept in Postgres (`_basalt_limits`, no Redis): fixed windows that
+ * start at a counter's first event. A counter is stored under a digest of its name and subject (an email and an
+ * address), so the table holds neither. Own code rather than rate-limiter-flexible's RateLimiterPostgres: a sign-in
+ * must check two counters in one round trip before hashing and count both in one statement after a failure, which
+ * that library does one key per call; and the table is made by our migrations, not created at run time.
+ */
+
+export interface Counter {
+  name: LimitName;
+  /** What is counted: a normalised email and an address, an address, a session id. */
+  subject: string;
+}
+
+interface Row {
+  key: string;
+  hits: number;
+  retry: number;
+}
+
+const CLEANUP_INTERVAL_MS = 5 * 60_000;
+
+export class AbuseLimiter {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly limits: Limits | false,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  get enabled(): boolean {
+    return this.limits !== false;
+  }
+
+  private keyOf(counter: Counter): string {
+    return createHash('sha256').update(`${counter.name}\0${counter.subject}`).digest('base64url');
+  }
+
+  /** The counter over its limit first (the longest wait), as a 429; none: undefined. */
+  private refusal(counters: Counter[], rows: Row[], over: (hits: number, max: number) => boolean) {
+    if (this.limits === false) return undefined;
+    let worst: { name: LimitName; retry: number } | undefined;
+    for (const counter of counters) {
+      const row = rows.find((candidate) => candidate.key === this.keyOf(counter));
+      if (!row || !over(row.hits, this.limits[counter.name].max)) continue;
+      const retry = Math.max(1, row.retry);
+      if (!worst || retry > worst.retry) worst = { name: counter.name, retry };
+    }
+    return worst ? rateLimited(worst.name, worst.retry) : undefined;
+  }
+
+  /** Refuses (429) when any of the counters has reached its limit; one statement, whatever the number. */
+  async check(counters: Counter[]): Promise<void> {
+    if (this.limits === false || counters.length === 0) return;
+    const result = await this.knex.raw<{ rows: Row[] }>(
+      `SELECT key, hits, ceil(extract(epoch FROM window_end - now()))::int AS retry
+       FROM _basalt_limits WHERE key = ANY(?::text[]) AND window_end > now()`,
+      [counters.map((counter) => this.keyOf(counter))],
+    );
+    const refusal = this.refusal(counters, result.rows, (hits, max) => hits >= max);
+    if (refusal) throw refusal;
+  }
+
+  /** Counts one event on each counter, in one statement; answers the rows as they now are. */
+  async hit(counters: Counter[]): Promise<Row[]> {
+    if (this.limits === false || counters.length === 0) return [];
+    const limits = this.limits;
+    // Keys in one order: two statements upserting the same keys never wait on each other in a cycle.
+    const entries = counters.map((counter) => ({ key: this.keyOf(counter), window: limits[counter.name].windowSeconds })).sort((a, b) => (a.key < b.key ? -1 : 1));
+    const result = await this.knex.raw<{ rows: Row[] }>(
+      `INSERT INTO _basalt_limits AS l (key, hits, window_end)
+       SELECT key, 1, now() + make_interval(secs => seconds) FROM unnest(?::text[], ?::int[]) AS t(key, seconds)
+       ON CONFLICT (key) DO UPDATE SET
+         hits = CASE WHEN l.window_end > now() THEN l.hits + 1 ELSE 1 END,
+         window_end = CASE WHEN l.window_end > now() THEN l.window_end ELSE excluded.window_end END
+       RETURNING key, hits, ceil(extract(epoch FROM window_end - now()))::int AS retry`,
+      [entries.map((entry) => entry.key), entries.map((entry) => entry.window)],
+    );
+    return result.rows;
+  }
+
+  /** Counts one event and refuses (429) the one that went over the limit. */
+  async consume(counter: Counter): Promise<void> {
+    const rows = await this.hit([counter]);
+    const refusal = this.refusal([counter], rows, (hits, max) => hits > max);
+    if (refusal) throw refusal;
+  }
+
+  /** Forgets a counter (a successful sign-in clears its account-and-address failures). */
+  async clear(counter: Counter): Promise<void> {
+    if (this.limits === false) return;
+    await this.knex.raw('DELETE FROM _basalt_limits WHERE key = ?', [this.keyOf(counter)]);
+  }
+
+  /** Deletes counters whose window has ended; every process runs it now and then. */
+  async cleanup(): Promise<number> {
+    const result = await this.knex.raw<{ rowCount: number }>('DELETE FROM _basalt_limits WHERE window_end < now()');
+    return result.rowCount;
+  }
+
+  startCleanup(): void {
+    if (this.limits === false || this.timer) return;
+    this.timer = setInterval(() => {
+      this.cleanup().catch(this.onError);
+    }, CLEANUP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** The counters of a sign-in attempt: this account from this address, and this address. */
+export function signinCounters(email: string, address: string): Counter[] {
+  return [
+    { name: 'signinFailuresPerAccountAndAddress', subject: `${email}\0${address}` },
+    { name: 'signinFailuresPerAddress', subject: address },
+  ];
+}
