@@ -1,5 +1,6 @@
 import type {
   AdminSettings,
+  AuthUser,
   ColumnDefinition,
   CreateIndexInput,
   CreateTableInput,
@@ -7,6 +8,7 @@ import type {
   ListResponse,
   Policy,
   Profile,
+  ResetLink,
   TableInfo,
   TypesResult,
 } from '@basalt/contract';
@@ -63,6 +65,14 @@ export class AdminClient<DB> {
       const body = await this.send<ListResponse<Profile>>({ method: 'GET', path: '/admin/users', query: { ...query } });
       return { data: body.data, total: body.total };
     },
+    /** Deletes an account with its sessions, keys and the rows its owner columns cascade to; not the owner's own. */
+    delete: (id: string): Promise<AuthUser> => this.data('DELETE', `/admin/users/${segment(id)}`),
+    /** Ends every session and revokes every API key of the account. */
+    signOut: async (id: string): Promise<void> => {
+      await this.data('POST', `/admin/users/${segment(id)}/signout`);
+    },
+    /** A single-use token for `auth.resetPassword`, valid one hour: the way to help a user without a mail server. */
+    resetLink: (id: string): Promise<ResetLink> => this.data('POST', `/admin/users/${segment(id)}/reset-link`),
   };
 
   /** Every record of a table, whatever its policy, with the query language of `list`: the console's data browser. */

@@ -7,7 +7,7 @@ import { SessionManager } from './refresh.js';
 import { SessionStore, browserLocalStorage, resolveStorage, type StorageAdapter } from './storage.js';
 import { TabSync } from './sync.js';
 import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
-import { authorizedSender, publicSender, type Send } from './transport.js';
+import { authorizedSender, keySender, publicSender, type Send } from './transport.js';
 
 export interface ClientOptions {
   /**
@@ -29,6 +29,11 @@ export interface ClientOptions {
   locks?: LockManagerLike | false;
   /** Coordinate with other tabs (BroadcastChannel, storage events). Default: true in browsers. */
   multiTab?: boolean;
+  /**
+   * An API key (`bsk_...`, from `auth.keys.create`): every record call carries it instead of a session, for scripts
+   * and servers. It acts as its user under the same policies; /auth and /admin refuse it.
+   */
+  apiKey?: string;
 }
 
 const REFRESH_TIMEOUT_MS = 8_000;
@@ -87,7 +92,7 @@ export class BasaltClient<DB = UntypedDatabase> {
       raceGraceMs: RACE_GRACE_MS,
       autoRefresh: options.autoRefresh ?? true,
     });
-    this.send = authorizedSender(http, this.sessions);
+    this.send = options.apiKey ? keySender(http, options.apiKey) : authorizedSender(http, this.sessions);
     this.auth = new AuthClient(this.sessions, this.send, publicSender(http));
     this.admin = new AdminClient<DB>(this.send);
   }

@@ -11,13 +11,16 @@ export class ApiError extends Error {
   readonly details: Record<string, unknown> | undefined;
   /** The `x-request-id` the server answered with, to find the request in its logs. */
   readonly requestId: string | undefined;
+  /** On a 429 RATE_LIMITED: whole seconds to wait before trying again (the `Retry-After` header). */
+  readonly retryAfter: number | undefined;
 
-  constructor(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>, requestId?: string) {
+  constructor(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>, requestId?: string, retryAfter?: number) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
     this.requestId = requestId;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -72,15 +75,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** `Retry-After` as seconds: a whole number, or an HTTP date (as a proxy may send); anything else is ignored. */
+export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date: `Wed, 21 Oct 2015 07:28:00 GMT`.
+  if (!/^[A-Za-z]{3}, /.test(text)) return undefined;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
 /** Builds the ApiError for a non-2xx response from its parsed body (or `undefined` when it was not JSON). */
-export function errorFromResponse(status: number, body: unknown, requestId?: string): ApiError {
+export function errorFromResponse(status: number, body: unknown, requestId?: string, retryAfter?: number): ApiError {
   // Checked field by field: a proxy's page or an older server may send anything, typed or not.
   const envelope: Partial<Record<keyof ErrorBody['error'], unknown>> | undefined = isRecord(body) && isRecord(body.error) ? body.error : undefined;
   // A code this version does not know yet is passed through: a newer server may add codes.
   if (envelope && typeof envelope.code === 'string') {
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`;
     const details = isRecord(envelope.details) ? envelope.details : undefined;
-    return new ApiError(status, envelope.code as ErrorCode, message, details, requestId);
+    return new ApiError(status, envelope.code as ErrorCode, message, details, requestId, retryAfter);
   }
-  return new ApiError(status, codeForStatus(status), `Unexpected response from the server (HTTP ${status})`, undefined, requestId);
+  return new ApiError(status, codeForStatus(status), `Unexpected response from the server (HTTP ${status})`, undefined, requestId, retryAfter);
 }

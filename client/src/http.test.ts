@@ -57,3 +57,15 @@ describe('Http', () => {
     expect((error as NetworkError).cause).toBe(cause);
   });
 });
+
+describe('Retry-After', () => {
+  it('reads whole seconds and HTTP dates, and ignores anything else', async () => {
+    const { parseRetryAfter } = await import('./errors.js');
+    expect(parseRetryAfter('120')).toBe(120);
+    expect(parseRetryAfter(' 7 ')).toBe(7);
+    expect(parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 1, 0)).toUTCString(), Date.UTC(2030, 0, 1))).toBe(60);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter('-5')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});

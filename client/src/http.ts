@@ -1,5 +1,5 @@
 import { APIKEY_HEADER, REQUEST_ID_HEADER } from '@basalt/contract';
-import { ApiError, NetworkError, errorFromResponse } from './errors.js';
+import { ApiError, NetworkError, errorFromResponse, parseRetryAfter } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -89,7 +89,7 @@ export class Http {
       if (cause instanceof SyntaxError) parsed = undefined;
       else throw new NetworkError(`${request.method} ${request.path}: reading the response failed`, { cause });
     }
-    if (!response.ok) throw errorFromResponse(response.status, parsed, requestId);
+    if (!response.ok) throw errorFromResponse(response.status, parsed, requestId, parseRetryAfter(response.headers.get('retry-after')));
     if (typeof parsed !== 'object' || parsed === null) {
       throw new ApiError(response.status, 'INTERNAL_ERROR', 'The server answered without a JSON body', undefined, requestId);
     }

@@ -1,6 +1,7 @@
 export { createClient, BasaltClient, type ClientOptions } from './client.js';
 export { AuthClient } from './auth.js';
 export { AdminClient, type UserListQuery } from './admin.js';
+export { KeysClient } from './keys.js';
 export { TableClient, type AdminTableClient } from './query.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export { memoryStorage, type StorageAdapter } from './storage.js';
@@ -36,6 +37,13 @@ export type {
 } from './types.js';
 export type {
   AdminSettings,
+  ApiKeyAccess,
+  ApiKeyInfo,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  RateLimitedDetails,
+  ResetLink,
+  SessionInfo,
   AuthResult,
   AuthSettings,
   AuthUser,

@@ -131,6 +131,16 @@ export class SessionManager {
     return session;
   }
 
+  /** New tokens for the same user and device (a password change): kept and shared like a refresh. */
+  async replaceTokens(pair: TokenPair): Promise<Session | null> {
+    await this.ready;
+    const previous = this.session;
+    if (!previous) return null;
+    const session = sessionFromRefresh(previous, pair);
+    await this.commit(session, 'refreshed');
+    return session;
+  }
+
   /** Forgets the session here and in storage, and tells the other tabs. */
   async forget(): Promise<void> {
     this.changedBeforeReady = true;

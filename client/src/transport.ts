@@ -35,3 +35,11 @@ export function authorizedSender(http: Http, sessions: SessionManager): Send {
 export function publicSender(http: Http): Send {
   return async <T>(request: SendRequest): Promise<T> => (await http.send<T>({ ...request, credentials: false })).body;
 }
+
+/**
+ * Requests with an API key (`bsk_...`) as the Bearer credential: a script's or server's fixed credential, nothing to
+ * refresh. The server refuses keys on /auth and /admin (401).
+ */
+export function keySender(http: Http, apiKey: string): Send {
+  return async <T>(request: SendRequest): Promise<T> => (await http.send<T>({ ...request, accessToken: apiKey })).body;
+}
