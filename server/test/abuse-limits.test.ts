@@ -88,6 +88,23 @@ describe('failed sign-ins per account and address', () => {
     expect(Math.abs(knownRefused - unknownRefused)).toBeLessThan(25);
   });
 
+  it('refuses a parallel burst of guesses exactly at the limit once a failure is counted, across both processes', async () => {
+    const address = nextAddress();
+    const user = await signUp(a);
+    expect((await signIn(a, address, user.email, 'wrong password')).status).toBe(401);
+    const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => signIn(index % 2 ? a : b, address, user.email, 'wrong password')));
+    const statuses = burst.map((response) => response.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(9);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(21);
+  });
+
+  it('never limits parallel successful sign-ins of one account from one address', async () => {
+    const address = nextAddress();
+    const user = await signUp(a);
+    const burst = await Promise.all(Array.from({ length: 32 }, (_, index) => signIn(index % 2 ? a : b, address, user.email, PASSWORD)));
+    expect(burst.map((response) => response.status)).toEqual(Array(32).fill(200));
+  });
+
   it('clears the account-and-address counter on a successful sign-in', async () => {
     const address = nextAddress();
     const user = await signUp(a);

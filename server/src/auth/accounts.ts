@@ -98,15 +98,15 @@ export class AccountService {
    */
   async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
     const counters = signinCounters(email, origin.address);
-    await this.limiter.check(counters);
+    const attempt = await this.limiter.reserve(counters);
     const row = await this.knex('users').where({ email }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
     // An unknown email costs the same bcrypt work as a wrong password, and both get the same answer.
     const matches = row ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
     if (!row || !matches) {
-      await this.limiter.hit(counters);
+      await attempt.failed();
       throw unauthorized(WRONG_CREDENTIALS);
     }
-    await this.limiter.clear(counters[0]!);
+    await attempt.succeeded(counters[0]!);
     const user: AuthUser = { id: row.id, email: row.email, role: row.role };
     return { user, ...(await this.sessions.open(user, origin.userAgent)) };
   }
@@ -119,11 +119,12 @@ export class AccountService {
     const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
     if (!row) throw unauthorized('The account of this token no longer exists');
     const counters = signinCounters(row.email, origin.address);
-    await this.limiter.check(counters);
+    const attempt = await this.limiter.reserve(counters);
     if (!(await this.passwords.compare(password, row.password_hash))) {
-      await this.limiter.hit(counters);
+      await attempt.failed();
       throw invalidField(field, `${field} is not the account's password`);
     }
+    await attempt.succeeded(counters[0]!);
     return row;
   }
 

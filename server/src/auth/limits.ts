@@ -25,6 +25,14 @@ interface Row {
 
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
 
+/** What an attempt does after `reserve`: count its failure, or clear one counter and give the other reservations back. */
+export interface Reservation {
+  failed(): Promise<void>;
+  succeeded(cleared: Counter): Promise<void>;
+}
+
+const NO_RESERVATION: Reservation = { failed: async () => undefined, succeeded: async () => undefined };
+
 export class AbuseLimiter {
   private timer: NodeJS.Timeout | undefined;
 
@@ -55,16 +63,36 @@ export class AbuseLimiter {
     return worst ? rateLimited(worst.name, worst.retry) : undefined;
   }
 
-  /** Refuses (429) when any of the counters has reached its limit; one statement, whatever the number. */
-  async check(counters: Counter[]): Promise<void> {
-    if (this.limits === false || counters.length === 0) return;
+  /**
+   * Before an attempt that may fail (a sign-in): refuses (429) when a counter is over its limit, in one statement.
+   * A counter that already holds failures counts this attempt in advance (the same statement adds one), so a burst of
+   * parallel guesses is refused at the limit exactly, not once the guesses in flight have been hashed; a counter with
+   * no failures yet reserves nothing, so parallel successful sign-ins (a load test, a busy NAT) never add up.
+   * `settle` then counts a failure on the counters not yet counted, or gives the reservations back on success.
+   */
+  async reserve(counters: Counter[]): Promise<Reservation> {
+    if (this.limits === false || counters.length === 0) return NO_RESERVATION;
+    const keys = counters.map((counter) => this.keyOf(counter)).sort();
     const result = await this.knex.raw<{ rows: Row[] }>(
-      `SELECT key, hits, ceil(extract(epoch FROM window_end - now()))::int AS retry
-       FROM _basalt_limits WHERE key = ANY(?::text[]) AND window_end > now()`,
-      [counters.map((counter) => this.keyOf(counter))],
+      `UPDATE _basalt_limits SET hits = hits + 1 WHERE key = ANY(?::text[]) AND window_end > now()
+       RETURNING key, hits, ceil(extract(epoch FROM window_end - now()))::int AS retry`,
+      [keys],
     );
-    const refusal = this.refusal(counters, result.rows, (hits, max) => hits >= max);
+    const refusal = this.refusal(counters, result.rows, (hits, max) => hits > max);
     if (refusal) throw refusal;
+    const reserved = new Set(result.rows.map((row) => row.key));
+    return {
+      failed: async () => {
+        await this.hit(counters.filter((counter) => !reserved.has(this.keyOf(counter))));
+      },
+      succeeded: async (cleared: Counter) => {
+        await this.clear(cleared);
+        const giveBack = counters.filter((counter) => counter !== cleared && reserved.has(this.keyOf(counter)));
+        if (giveBack.length > 0) {
+          await this.knex.raw('UPDATE _basalt_limits SET hits = greatest(hits - 1, 0) WHERE key = ANY(?::text[])', [giveBack.map((counter) => this.keyOf(counter))]);
+        }
+      },
+    };
   }
 
   /** Counts one event on each counter, in one statement; answers the rows as they now are. */
