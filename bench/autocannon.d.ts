@@ -20,6 +20,8 @@ declare module 'autocannon' {
     timeout?: number;
     /** Requests per second over all connections; 0 means as fast as possible. */
     overallRate?: number;
+    /** Stop after this many requests; the duration is then ignored. */
+    amount?: number;
     requests?: AutocannonRequest[];
   }
 

@@ -6,6 +6,8 @@ export interface LoadOptions {
   durationS: number;
   /** Requests per second over all connections (the smoke run stays gentle beside other tests); 0: flat out. */
   overallRate?: number;
+  /** Stop after this many requests instead of after the duration. */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -40,6 +42,7 @@ export async function runLoad(url: string, next: () => HttpRequest, options: Loa
     timeout: 30,
     // autocannon refuses overallRate 0: leave it out to mean flat out.
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    ...(options.amount ? { amount: options.amount } : {}),
     requests: [{ setupRequest: (request) => ({ ...request, ...next() }) }],
   });
   let latencies = new Float64Array(1 << 14);

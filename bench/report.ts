@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fmt, table } from './format.js';
 import { BULK_ROWS, DEEP_OFFSET } from './queryScenarios.js';
-import { CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { BASALTS, CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { ABUSE, A2_ATTEMPTS, A2_CONNECTIONS } from './abuse.js';
 import { checkTargets, targetsTable } from './targets.js';
 
 export { CONCURRENT, SERVERS, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './stats.js';
@@ -47,6 +48,20 @@ function concurrentTable(records: RunRecord[]): string {
       const during = summarize(records, 'main', CONCURRENT, server);
       const ratio = pairedRatio(records, 'main', [CONCURRENT, server], ['R2', server], P99);
       return [SERVER_LABELS[server], fmt(alone?.p99, 2), fmt(during?.p99, 2), fmt(ratio, 2), fmt(during?.rps, 0), fmt(during?.extraRps, 1), fmt(during?.extraP99, 0)];
+    }),
+  );
+}
+
+/** A2: guessing at one account while A1 signs in; Basalt only (the baseline has no limits). */
+function abuseTable(records: RunRecord[]): string {
+  return table(
+    ['Server', 'A1 req/s alone', 'A1 req/s during A2', 'ratio (paired)', 'A2 hashed (401)', 'A2 refused (429)', 'A2 p50 ms', 'A2 p99 ms'],
+    BASALTS.map((server) => {
+      const alone = summarize(records, 'main', 'A1', server);
+      const during = summarize(records, 'main', ABUSE, server);
+      const runs = records.filter((r) => r.scenario === ABUSE && r.server === server && r.extra);
+      const statuses = (status: string) => (runs.length ? runs.map((r) => r.extra!.statuses[status] ?? 0).join(' / ') : 'n/a');
+      return [SERVER_LABELS[server], fmt(alone?.rps, 1), fmt(during?.rps, 1), fmt(pairedRatio(records, 'main', [ABUSE, server], ['A1', server], RPS), 2), statuses('401'), statuses('429'), fmt(during?.extraP50, 2), fmt(during?.extraP99, 2)];
     }),
   );
 }
@@ -116,7 +131,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6, 11 and 12)',
+    '### Targets (issues 6, 11, 12 and 13)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -139,6 +154,14 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '### Sign-in under load: A1 and R2 at once',
     '',
     concurrentTable(records),
+    '',
+    `### Abuse limits: A2 (${A2_ATTEMPTS.toLocaleString('en-US')} wrong passwords at one account from one address) while A1 runs`,
+    '',
+    abuseTable(records),
+    '',
+    `A2 sends its attempts over ${A2_CONNECTIONS} connections, paced over A1's run, from a fresh address per run (X-Forwarded-For`,
+    'through TRUST_PROXY=loopback); A1 signs the member in from 127.0.0.1 meanwhile. Per run: the attempts hashed',
+    '(401) before the limit refused the rest (429), and the latency of all A2 answers.',
   ];
   if (meta.growthRows !== null) {
     lines.push('', `### Growth: R1-R3 at ${meta.rows.toLocaleString('en-US')} and ${meta.growthRows.toLocaleString('en-US')} rows`, '', growthTable(records, meta));
@@ -202,7 +225,7 @@ export function writeReport(file: string, generated: string): void {
 /** One line per run on the terminal as the benchmark goes. */
 export function describeRun(r: RunRecord): string {
   const requests = requestsOf(r);
-  const extra = r.extra ? `; A1 ${fmt(r.extra.rps, 1)} req/s` : '';
+  const extra = r.extra ? (r.scenario === ABUSE ? `; A2 p50 ${fmt(r.extra.p50, 2)} ms, ${r.extra.statuses['401'] ?? 0} x 401, ${r.extra.statuses['429'] ?? 0} x 429` : `; A1 ${fmt(r.extra.rps, 1)} req/s`) : '';
   const head = `${r.phase === 'growth' ? `[${r.rows.toLocaleString('en-US')} rows] ` : ''}round ${r.round} ${r.scenario.padEnd(5)} ${r.server.padEnd(8)}`;
   return `${head} ${fmt(r.load.rps, 0).padStart(7)} req/s  p50 ${fmt(r.load.p50, 2)} ms  p99 ${fmt(r.load.p99, 2)} ms  cpu ${fmt(r.serverCpuMs / requests, 3)} ms/req${extra}`;
 }

@@ -15,6 +15,7 @@ import bcrypt from 'bcryptjs';
 import { freePort, provisionDatabase, settle, startServer, treeCpuMs, type BenchDatabase, type ServerProcess } from './processes.js';
 import { loadProblems, mergeLoads, runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { A1, R1, R2, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
+import { a2Problems, abuseLoads, ABUSE, attackerAddress } from './abuse.js';
 import { findDeepPage, GROWTH_SCENARIOS, MAIN_SCENARIOS } from './queryScenarios.js';
 import { createProject, seedItems } from './seed.js';
 import { CONCURRENT, describeRun, renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './report.js';
@@ -173,12 +174,17 @@ interface Sample {
 }
 
 async function sample(bench: Bench, name: ServerName, label: string, scenarios: Scenario[], options: LoadOptions, settleFirst = true): Promise<Sample> {
+  return sampleLoads(bench, name, label, scenarios.map((scenario) => ({ next: () => scenario.next(bench.project), options })), settleFirst);
+}
+
+/** Loads at once on one server, each with its own requests and options: the first is the run, a second its `extra`. */
+async function sampleLoads(bench: Bench, name: ServerName, label: string, loads: Array<{ next: () => HttpRequest; options: LoadOptions }>, settleFirst = true): Promise<Sample> {
   const server = bench.servers[name];
   if (settleFirst) await settle(SERVERS.map((other) => bench.servers[other].pid));
   server.drainLog();
   const cpuBefore = treeCpuMs(server.pid);
   const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
-  const [load, extra] = await Promise.all(scenarios.map((scenario) => runLoad(server.url, () => scenario.next(bench.project), options)));
+  const [load, extra] = await Promise.all(loads.map((load) => runLoad(server.url, load.next, load.options)));
   const serverCpuMs = treeCpuMs(server.pid) - cpuBefore;
   const dbCpuMs = dbBefore === null ? null : treeCpuMs(bench.db.postmasterPid!) - dbBefore;
   const log = server.drainLog();
@@ -193,7 +199,8 @@ function withoutLatencies({ latencies: _latencies, ...numbers }: LoadResult): Lo
 }
 
 function record(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[], run: Sample): RunRecord {
-  const problems = [...loadProblems(run.load), ...(run.extra ? loadProblems(run.extra, true).map((p) => `A1 side: ${p}`) : [])];
+  const extraProblems = (extra: LoadResult) => (label === ABUSE ? a2Problems(extra) : loadProblems(extra, true).map((p) => `A1 side: ${p}`));
+  const problems = [...loadProblems(run.load), ...(run.extra ? extraProblems(run.extra) : [])];
   for (const scenario of scenarios) {
     const failed = bench.failedChecks.get(`${name} ${scenario.name}`);
     if (failed) problems.push(`failed its check: ${failed}`);
@@ -250,7 +257,18 @@ async function runRounds(bench: Bench, phase: RunRecord['phase'], scenarios: Sce
     }
     if (!withConcurrent) continue;
     bench.records.push(...(await measureInTurn(bench, order, CONCURRENT, phase, round, [R2, A1])));
+    bench.records.push(...(await measureAbuse(bench, order, round)));
   }
+}
+
+/** A1 while A2 guesses at another account from its own address (bench/abuse.ts); Basalt only. */
+async function measureAbuse(bench: Bench, order: ServerName[], round: number): Promise<RunRecord[]> {
+  const records: RunRecord[] = [];
+  for (const name of order.filter((server) => server !== 'baseline')) {
+    const loads = abuseLoads(bench.project, loadOptions(bench, [A1]), attackerAddress(round, SERVERS.indexOf(name)));
+    records.push(record(bench, name, ABUSE, 'main', round, [A1], await sampleLoads(bench, name, ABUSE, loads)));
+  }
+  return records;
 }
 
 async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: string, started: ServerProcess[]): Promise<{ project: BenchProject; servers: Record<ServerName, ServerProcess> }> {
@@ -271,6 +289,8 @@ async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: s
       LOG_LEVEL: 'info',
       BCRYPT_COST: '10',
       CONFIG_PATH: configPath,
+      // A2's attacker comes through a proxy on this machine: its address is in X-Forwarded-For (bench/abuse.ts).
+      TRUST_PROXY: 'loopback',
     });
   // The first one migrates the fresh database; the project is made through it before the others start.
   const one = await basalt(1);

@@ -38,6 +38,7 @@ export interface Summary {
   dbCpuPerRequest: number | null;
   /** A1+R2 only: A1's throughput and p99 while R2 ran. */
   extraRps?: number;
+  extraP50?: number;
   extraP99?: number;
 }
 
@@ -71,7 +72,7 @@ export interface BenchMeta extends RunSettings {
   bcryptCompareMs: number | null;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
@@ -93,7 +94,7 @@ export function summarize(records: RunRecord[], phase: RunRecord['phase'], scena
     p99: median(valid.map((r) => r.load.p99)),
     cpuPerRequest: median(valid.map((r) => r.serverCpuMs / requestsOf(r))),
     dbCpuPerRequest: db.length === valid.length ? median(valid.map((r) => r.dbCpuMs! / requestsOf(r))) : null,
-    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)), extraP99: median(valid.map((r) => r.extra!.p99)) } : {}),
+    ...(valid[0]!.extra ? { extraRps: median(valid.map((r) => r.extra!.rps)), extraP50: median(valid.map((r) => r.extra!.p50)), extraP99: median(valid.map((r) => r.extra!.p99)) } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { fmt, mark, table } from './format.js';
 import { BULK_ROWS } from './queryScenarios.js';
-import { BASALTS, CONCURRENT, P99, pairedRatio, RPS, SERVER_LABELS, summarize, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { BASALTS, CONCURRENT, median, P99, pairedRatio, RPS, SERVER_LABELS, summarize, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { ABUSE, A2_ALLOWED_FAILURES } from './abuse.js';
 
 export interface TargetCheck {
   target: string;
@@ -11,7 +12,7 @@ export interface TargetCheck {
 }
 
 /**
- * The targets of issues 6, 11 and 12, each checked for both Basalt configurations against the same run's baseline (R5's
+ * The targets of issues 6, 11, 12 and 13, each checked for both Basalt configurations against the same run's baseline (R5's
  * against Basalt's own first page: the growth part runs WORKERS=1 only).
  */
 export function checkTargets(records: RunRecord[], bcryptCompareMs: number | null = null): TargetCheck[] {
@@ -37,6 +38,14 @@ export function checkTargets(records: RunRecord[], bcryptCompareMs: number | nul
     add('req/s >= 0.7 x baseline', 'R6', server, pairedRatio(records, 'main', ['R6', server], ['R6', 'baseline'], RPS), (v) => v >= 0.7);
     const bulk = pairedRatio(records, 'main', ['B1', server], ['W1', server], RPS);
     add(`rows/s >= 10 x W1 rows/s (${BULK_ROWS} rows per request)`, 'B1', server, bulk === null ? null : bulk * BULK_ROWS, (v) => v >= 10);
+    const abuse = records.filter((r) => r.phase === 'main' && r.scenario === ABUSE && r.server === server && r.extra);
+    if (abuse.length > 0) {
+      const a2 = summarize(records, 'main', ABUSE, server);
+      add('A2: 429s p50 < 5 ms (no hashing)', 'A2', server, a2?.extraP50 ?? null, (v) => v < 5);
+      const hashed = median(abuse.map((r) => r.extra!.statuses['401'] ?? 0));
+      add(`A2: attempts hashed (401) <= ${A2_ALLOWED_FAILURES}, then only 429`, 'A2', server, a2 ? hashed : null, (v) => v <= A2_ALLOWED_FAILURES);
+      add('A1 req/s during A2 >= 0.8 x A1 alone', 'A2', server, pairedRatio(records, 'main', [ABUSE, server], ['A1', server], RPS), (v) => v >= 0.8);
+    }
     if (records.some((r) => r.phase === 'growth' && r.server === server)) {
       const deep = pairedRatio(records, 'growth', ['R5 cursor', server], ['R5 page 1', server], RPS);
       add('page 5,000 by cursor >= 0.8 x page 1 req/s', 'R5', server, deep, (v) => v >= 0.8);

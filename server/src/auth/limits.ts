@@ -24,6 +24,8 @@ interface Row {
 }
 
 const CLEANUP_INTERVAL_MS = 5 * 60_000;
+/** Counters over their limit a process remembers (oldest forgotten first). */
+const BLOCKED_MEMORY = 10_000;
 
 /** What an attempt does after `reserve`: count its failure, or clear one counter and give the other reservations back. */
 export interface Reservation {
@@ -55,12 +57,38 @@ export class AbuseLimiter {
     if (this.limits === false) return undefined;
     let worst: { name: LimitName; retry: number } | undefined;
     for (const counter of counters) {
-      const row = rows.find((candidate) => candidate.key === this.keyOf(counter));
+      const key = this.keyOf(counter);
+      const row = rows.find((candidate) => candidate.key === key);
       if (!row || !over(row.hits, this.limits[counter.name].max)) continue;
       const retry = Math.max(1, row.retry);
+      this.remember(key, counter.name, retry);
       if (!worst || retry > worst.retry) worst = { name: counter.name, retry };
     }
     return worst ? rateLimited(worst.name, worst.retry) : undefined;
+  }
+
+  /**
+   * Counters this process saw over their limit, until their window ends: a fixed window only relaxes when it ends, so
+   * later attempts are refused without a round trip (a flood of guesses costs the database nothing).
+   */
+  private readonly blocked = new Map<string, { name: LimitName; until: number }>();
+
+  private remember(key: string, name: LimitName, retrySeconds: number): void {
+    if (this.blocked.size >= BLOCKED_MEMORY) this.blocked.delete(this.blocked.keys().next().value!);
+    this.blocked.set(key, { name, until: Date.now() + retrySeconds * 1000 });
+  }
+
+  /** A refusal known in this process already, without asking the database. */
+  private knownRefusal(counters: Counter[]) {
+    const now = Date.now();
+    for (const counter of counters) {
+      const key = this.keyOf(counter);
+      const known = this.blocked.get(key);
+      if (!known) continue;
+      if (known.until > now) return rateLimited(known.name, Math.max(1, Math.ceil((known.until - now) / 1000)));
+      this.blocked.delete(key);
+    }
+    return undefined;
   }
 
   /**
@@ -72,10 +100,16 @@ export class AbuseLimiter {
    */
   async reserve(counters: Counter[]): Promise<Reservation> {
     if (this.limits === false || counters.length === 0) return NO_RESERVATION;
+    const known = this.knownRefusal(counters);
+    if (known) throw known;
     const keys = counters.map((counter) => this.keyOf(counter)).sort();
     const result = await this.knex.raw<{ rows: Row[] }>(
-      `UPDATE _basalt_limits SET hits = hits + 1 WHERE key = ANY(?::text[]) AND window_end > now()
-       RETURNING key, hits, ceil(extract(epoch FROM window_end - now()))::int AS retry`,
+      // Rows locked in key order, as `hit` writes them: two attempts on the same counters never deadlock.
+      `WITH locked AS MATERIALIZED (
+         SELECT key FROM _basalt_limits WHERE key = ANY(?::text[]) AND window_end > now() ORDER BY key FOR UPDATE
+       )
+       UPDATE _basalt_limits l SET hits = l.hits + 1 FROM locked WHERE l.key = locked.key
+       RETURNING l.key, l.hits, ceil(extract(epoch FROM l.window_end - now()))::int AS retry`,
       [keys],
     );
     const refusal = this.refusal(counters, result.rows, (hits, max) => hits > max);
@@ -89,7 +123,11 @@ export class AbuseLimiter {
         await this.clear(cleared);
         const giveBack = counters.filter((counter) => counter !== cleared && reserved.has(this.keyOf(counter)));
         if (giveBack.length > 0) {
-          await this.knex.raw('UPDATE _basalt_limits SET hits = greatest(hits - 1, 0) WHERE key = ANY(?::text[])', [giveBack.map((counter) => this.keyOf(counter))]);
+          await this.knex.raw(
+            `WITH locked AS MATERIALIZED (SELECT key FROM _basalt_limits WHERE key = ANY(?::text[]) ORDER BY key FOR UPDATE)
+             UPDATE _basalt_limits l SET hits = greatest(l.hits - 1, 0) FROM locked WHERE l.key = locked.key`,
+            [giveBack.map((counter) => this.keyOf(counter)).sort()],
+          );
         }
       },
     };
@@ -103,7 +141,7 @@ export class AbuseLimiter {
     const entries = counters.map((counter) => ({ key: this.keyOf(counter), window: limits[counter.name].windowSeconds })).sort((a, b) => (a.key < b.key ? -1 : 1));
     const result = await this.knex.raw<{ rows: Row[] }>(
       `INSERT INTO _basalt_limits AS l (key, hits, window_end)
-       SELECT key, 1, now() + make_interval(secs => seconds) FROM unnest(?::text[], ?::int[]) AS t(key, seconds)
+       SELECT key, 1, now() + make_interval(secs => seconds) FROM unnest(?::text[], ?::int[]) AS t(key, seconds) ORDER BY key
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN l.window_end > now() THEN l.hits + 1 ELSE 1 END,
          window_end = CASE WHEN l.window_end > now() THEN l.window_end ELSE excluded.window_end END
@@ -115,6 +153,8 @@ export class AbuseLimiter {
 
   /** Counts one event and refuses (429) the one that went over the limit. */
   async consume(counter: Counter): Promise<void> {
+    const known = this.knownRefusal([counter]);
+    if (known) throw known;
     const rows = await this.hit([counter]);
     const refusal = this.refusal([counter], rows, (hits, max) => hits > max);
     if (refusal) throw refusal;
