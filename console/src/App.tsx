@@ -7,6 +7,9 @@ import { ApiScreen } from './screens/Api/ApiScreen';
 import { TableDetailScreen } from './screens/TableDetail/TableDetailScreen';
 import { TablesScreen } from './screens/Tables/TablesScreen';
 import { UsersScreen } from './screens/Users/UsersScreen';
+import { KeysScreen } from './screens/Keys/KeysScreen';
+import { AccountScreen } from './screens/Account/AccountScreen';
+import { ResetScreen } from './screens/Reset/ResetScreen';
 
 function Screen({ route }: { route: Route }) {
   switch (route.screen) {
@@ -19,6 +22,12 @@ function Screen({ route }: { route: Route }) {
       return <UsersScreen />;
     case 'api':
       return <ApiScreen />;
+    case 'keys':
+      return <KeysScreen />;
+    case 'account':
+      return <AccountScreen />;
+    case 'reset':
+      return <ResetScreen />;
     case 'not-found':
       return (
         <section className="page">
@@ -34,6 +43,8 @@ function Screen({ route }: { route: Route }) {
 export function App() {
   const auth = useAuth();
   const route = matchRoute(usePath());
+  // A reset link is for whoever holds it, signed in or not, owner or member.
+  if (route.screen === 'reset') return <ResetScreen />;
 
   if (auth.status === 'checking') {
     return (

@@ -1,11 +1,13 @@
 import { isApiError, isNetworkError } from '@basalt/client';
 import { API_URL } from './api';
+import { waitText } from './waitText';
 
 /** One sentence a person can act on, for any failure the client can throw. */
 export function describeError(error: unknown): string {
   if (isNetworkError(error)) return `Cannot reach the API at ${API_URL}. Check that the server is running and reachable.`;
   if (isApiError(error)) {
     if (error.code === 'UNAVAILABLE') return 'The API is up but its database is unavailable. Try again shortly.';
+    if (error.code === 'RATE_LIMITED') return `Too many attempts. Try again in ${waitText(error.retryAfter)}.`;
     if (error.code === 'INTERNAL_ERROR') {
       // The request id is what an operator needs to find the failure in the server's log.
       return `The server failed to answer${error.requestId ? ` (request ${error.requestId})` : ''}.`;

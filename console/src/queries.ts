@@ -13,6 +13,8 @@ export const keys = {
   allUsers: ['users'] as const,
   settings: ['admin-settings'] as const,
   types: ['types'] as const,
+  sessions: ['sessions'] as const,
+  apiKeys: ['api-keys'] as const,
 };
 
 export function useAuthSettings() {
@@ -50,4 +52,14 @@ export function useAdminSettings() {
 
 export function useTypes() {
   return useQuery({ queryKey: keys.types, queryFn: () => client.admin.types() });
+}
+
+/** The signed-in owner's own devices. */
+export function useSessions() {
+  return useQuery({ queryKey: keys.sessions, queryFn: () => client.auth.sessions() });
+}
+
+/** The signed-in owner's own API keys (never the keys themselves). */
+export function useApiKeys() {
+  return useQuery({ queryKey: keys.apiKeys, queryFn: () => client.auth.keys.list() });
 }

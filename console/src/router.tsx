@@ -41,6 +41,9 @@ export type Route =
   | { screen: 'table'; name: string }
   | { screen: 'users' }
   | { screen: 'api' }
+  | { screen: 'keys' }
+  | { screen: 'account' }
+  | { screen: 'reset' }
   | { screen: 'not-found'; path: string };
 
 export function matchRoute(path: string): Route {
@@ -49,6 +52,9 @@ export function matchRoute(path: string): Route {
   if (table?.[1]) return { screen: 'table', name: decodeURIComponent(table[1]) };
   if (path === 'users') return { screen: 'users' };
   if (path === 'api') return { screen: 'api' };
+  if (path === 'keys') return { screen: 'keys' };
+  if (path === 'account') return { screen: 'account' };
+  if (path === 'reset') return { screen: 'reset' };
   return { screen: 'not-found', path };
 }
 

@@ -1,12 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { EMAIL_MAX_LENGTH, PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from '@basalt/contract';
+import { EMAIL_MAX_LENGTH, PASSWORD_MIN_BYTES } from '@basalt/contract';
 import { API_URL } from '../api';
 import { Field } from '../components/Field';
 import { useFieldErrors } from '../components/useFieldErrors';
 import { ErrorState, FormError, Loading } from '../components/States';
 import { splitError, type FieldErrors } from '../errors';
 import { useAuthSettings } from '../queries';
+import { newPasswordProblem } from './passwordRules';
 import { createOwner, signIn } from './session';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -19,9 +20,8 @@ function checkCredentials(email: string, password: string, creating: boolean): F
   else if (!EMAIL.test(trimmed) || trimmed.length > EMAIL_MAX_LENGTH) errors.email = 'Enter a valid email address, like owner@example.com.';
   if (!password) errors.password = 'Enter a password.';
   else if (creating) {
-    const bytes = new TextEncoder().encode(password).length;
-    if (bytes < PASSWORD_MIN_BYTES) errors.password = `Use at least ${PASSWORD_MIN_BYTES} characters.`;
-    else if (bytes > PASSWORD_MAX_BYTES) errors.password = `Use at most ${PASSWORD_MAX_BYTES} bytes.`;
+    const problem = newPasswordProblem(password);
+    if (problem) errors.password = problem;
   }
   return errors;
 }

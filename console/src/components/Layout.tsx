@@ -8,6 +8,8 @@ const SECTIONS = [
   { to: '', label: 'Tables', screens: ['tables', 'table'] },
   { to: 'users', label: 'Users', screens: ['users'] },
   { to: 'api', label: 'API', screens: ['api'] },
+  { to: 'keys', label: 'API keys', screens: ['keys'] },
+  { to: 'account', label: 'Account', screens: ['account'] },
 ] as const;
 
 export function Layout({ user, route, children }: { user: AuthUser; route: Route; children: ReactNode }) {

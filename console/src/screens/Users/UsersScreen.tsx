@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Empty, ErrorState, Loading } from '../../components/States';
 import { useUsers } from '../../queries';
+import { useUserActions } from './UserActions';
 
 const PAGE_SIZE = 50;
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -8,6 +9,7 @@ const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeS
 export function UsersScreen() {
   const [offset, setOffset] = useState(0);
   const users = useUsers(offset, PAGE_SIZE);
+  const actions = useUserActions();
 
   return (
     <section className="page">
@@ -16,6 +18,7 @@ export function UsersScreen() {
         {users.data && <span className="muted">{users.data.total} accounts</span>}
       </div>
       <p className="muted">Accounts sign up through the API (<code>POST /auth/signup</code>); the first one is the project owner.</p>
+      {actions.panels}
       {users.isPending ? (
         <Loading label="Loading users…" />
       ) : users.isError ? (
@@ -32,6 +35,9 @@ export function UsersScreen() {
                   <th scope="col">Role</th>
                   <th scope="col">Created</th>
                   <th scope="col">Id</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -49,6 +55,7 @@ export function UsersScreen() {
                     <td>
                       <code className="muted">{user.id}</code>
                     </td>
+                    <td className="row-actions">{actions.buttons(user)}</td>
                   </tr>
                 ))}
               </tbody>

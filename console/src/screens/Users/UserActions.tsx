@@ -1,0 +1,98 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { Profile, ResetLink } from '@basalt/contract';
+import { client } from '../../api';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { CopyButton } from '../../components/CopyButton';
+import { describeError } from '../../errors';
+import { keys } from '../../queries';
+import { resetAddress } from '../Reset/links';
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+type Confirming = { action: 'signout' | 'delete'; user: Profile } | null;
+
+/** What the owner can do for an account: sign it out everywhere, make a reset link, delete it. */
+export function useUserActions() {
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const [link, setLink] = useState<{ user: Profile; link: ResetLink } | null>(null);
+  const act = useMutation({
+    mutationFn: async (target: NonNullable<Confirming>) => {
+      if (target.action === 'delete') await client.admin.users.delete(target.user.id);
+      else await client.admin.users.signOut(target.user.id);
+    },
+    onSuccess: (_result, target) => {
+      setConfirming(null);
+      if (target.action === 'delete') void queryClient.invalidateQueries({ queryKey: keys.allUsers });
+    },
+  });
+  const makeLink = useMutation({
+    mutationFn: (user: Profile) => client.admin.users.resetLink(user.id),
+    onSuccess: (made, user) => setLink({ user, link: made }),
+  });
+
+  const buttons = (user: Profile) =>
+    user.role === 'owner' ? (
+      <span className="muted">you</span>
+    ) : (
+      <>
+        <button type="button" className="button button-small" disabled={makeLink.isPending} onClick={() => makeLink.mutate(user)}>
+          Reset link<span className="visually-hidden"> for {user.email}</span>
+        </button>
+        <button type="button" className="button button-small" onClick={() => {
+            act.reset();
+            setConfirming({ action: 'signout', user });
+          }}>
+          Sign out<span className="visually-hidden"> {user.email} everywhere</span>
+        </button>
+        <button type="button" className="button button-small button-danger-quiet" onClick={() => {
+            act.reset();
+            setConfirming({ action: 'delete', user });
+          }}>
+          Delete<span className="visually-hidden"> {user.email}</span>
+        </button>
+      </>
+    );
+
+  const panels = (
+    <>
+      {makeLink.isError && (
+        <p className="form-error" role="alert">
+          {describeError(makeLink.error)}
+        </p>
+      )}
+      {link && (
+        <div className="card callout" role="status" aria-label={`Reset link for ${link.user.email}`}>
+          <p>
+            <strong>Reset link for {link.user.email}</strong>, single use, valid until {dateTime.format(new Date(link.link.expiresAt))}. Send it to
+            them: it sets a new password and signs out every device.
+          </p>
+          <div className="copy-line">
+            <code className="secret" data-testid="reset-link">{resetAddress(window.location.origin, link.link.token)}</code>
+            <CopyButton text={resetAddress(window.location.origin, link.link.token)} label="Copy link" />
+          </div>
+          <button type="button" className="button button-small" onClick={() => setLink(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming !== null}
+        title={confirming?.action === 'delete' ? `Delete ${confirming.user.email}?` : `Sign out ${confirming?.user.email ?? ''} everywhere?`}
+        confirmLabel={confirming?.action === 'delete' ? 'Delete account' : 'Sign out everywhere'}
+        busy={act.isPending}
+        error={act.isError ? describeError(act.error) : undefined}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => confirming && act.mutate(confirming)}
+      >
+        {confirming?.action === 'delete' ? (
+          <p>The account, its sessions and API keys, and its rows in tables whose owner column cascades are deleted. This cannot be undone.</p>
+        ) : (
+          <p>Every session ends and every API key of this account is revoked. They can sign in again with their password.</p>
+        )}
+      </ConfirmDialog>
+    </>
+  );
+  return { buttons, panels };
+}
