@@ -88,7 +88,7 @@ test('signing out in one tab signs out the console in the others', async ({ cont
   await second.goto(`${server.url}/console/users`);
   await expect(second.getByRole('table', { name: 'Users' })).toBeVisible();
 
-  await second.getByRole('button', { name: 'Sign out' }).click();
+  await second.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(second.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await expect(first.getByText('Your session has ended. Sign in again.')).toBeVisible();
   await expect(first.getByRole('navigation', { name: 'Sections' })).toHaveCount(0);

@@ -428,7 +428,7 @@ test('writes rows for another user through the owner column', async () => {
 });
 
 test('the API screen copies the anon key and shows the generated types', async () => {
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API' }).click();
+  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'API' })).toBeVisible();
   await expect(page.getByTestId('api-url')).toHaveText(server.url);
   const shown = (await page.getByTestId('anon-key').textContent())?.trim() ?? '';
@@ -542,7 +542,7 @@ test('works at a phone’s width', async () => {
   expect(await horizontalOverflow(page)).toEqual([]);
   await page.getByRole('button', { name: 'Cancel' }).click();
 
-  await page.getByRole('link', { name: 'API' }).click();
+  await page.getByRole('link', { name: 'API', exact: true }).click();
   await expect(page.getByTestId('types-source')).toBeVisible();
   expect(await horizontalOverflow(page)).toEqual([]);
   await screenshot(page, 'api');
@@ -566,7 +566,7 @@ test('drops a table after the name is typed, and signs out', async () => {
   await page.goto(`${server.url}/console/tables/nope`);
   await expect(page.getByRole('heading', { level: 1, name: 'No table nope' })).toBeVisible();
 
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();

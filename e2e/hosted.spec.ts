@@ -74,7 +74,7 @@ test('a console built with VITE_API_URL works from another origin', async ({ pag
   await expect(page.getByRole('heading', { level: 1, name: 'todos' })).toBeVisible();
   expect(new URL(page.url()).origin).toBe(siteUrl);
 
-  await page.getByRole('link', { name: 'API' }).click();
+  await page.getByRole('link', { name: 'API', exact: true }).click();
   await expect(page.getByTestId('api-url')).toHaveText(server.url);
   await expect(page.getByTestId('anon-key')).toHaveText(/^ey/);
 });
