@@ -2,7 +2,7 @@ import { restoreSession, useAuth } from './auth/session';
 import { SignIn } from './auth/SignIn';
 import { Layout } from './components/Layout';
 import { Loading } from './components/States';
-import { matchRoute, Link, usePath, type Route } from './router';
+import { matchRoute, Link, usePath, useSearch, type Route } from './router';
 import { ApiScreen } from './screens/Api/ApiScreen';
 import { TableDetailScreen } from './screens/TableDetail/TableDetailScreen';
 import { TablesScreen } from './screens/Tables/TablesScreen';
@@ -11,13 +11,13 @@ import { KeysScreen } from './screens/Keys/KeysScreen';
 import { AccountScreen } from './screens/Account/AccountScreen';
 import { ResetScreen } from './screens/Reset/ResetScreen';
 
-function Screen({ route }: { route: Route }) {
+function Screen({ route, search }: { route: Route; search: string }) {
   switch (route.screen) {
     case 'tables':
       return <TablesScreen />;
     case 'table':
-      // Keyed by name: the grid's paging, sorting and filters belong to one table and start fresh on another.
-      return <TableDetailScreen key={route.name} name={route.name} />;
+      // Keyed by name and record: the grid's paging, sorting and filters belong to one table and start fresh on another.
+      return <TableDetailScreen key={`${route.name}${search}`} name={route.name} recordId={new URLSearchParams(search).get('id')} />;
     case 'users':
       return <UsersScreen />;
     case 'api':
@@ -43,6 +43,7 @@ function Screen({ route }: { route: Route }) {
 export function App() {
   const auth = useAuth();
   const route = matchRoute(usePath());
+  const search = useSearch();
   // A reset link is for whoever holds it, signed in or not, owner or member.
   if (route.screen === 'reset') return <ResetScreen />;
 
@@ -68,7 +69,7 @@ export function App() {
   if (auth.status === 'signed-out') return <SignIn notice={auth.notice} />;
   return (
     <Layout user={auth.user} route={route}>
-      <Screen route={route} />
+      <Screen route={route} search={search} />
     </Layout>
   );
 }

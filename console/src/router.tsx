@@ -25,6 +25,11 @@ export function usePath(): string {
   return useSyncExternalStore(subscribe, currentPath);
 }
 
+/** The query string of the address (`?id=...` opens a table's screen on one record). */
+export function useSearch(): string {
+  return useSyncExternalStore(subscribe, () => window.location.search);
+}
+
 export function hrefOf(to: string): string {
   return BASE + to;
 }
@@ -59,6 +64,9 @@ export function matchRoute(path: string): Route {
 }
 
 export const tablePath = (name: string) => `tables/${encodeURIComponent(name)}`;
+
+/** A table's screen showing one record (its grid filtered to that id). */
+export const recordPath = (table: string, id: string | number) => `${tablePath(table)}?id=${encodeURIComponent(String(id))}`;
 
 type LinkProps = Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string };
 

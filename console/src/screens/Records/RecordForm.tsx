@@ -10,6 +10,7 @@ import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
 import { useUsers } from '../../queries';
 import { fromInputText, isRequired, recordId, toInputText, writableColumns } from './values';
+import { ReferencePicker } from './references/ReferencePicker';
 
 interface FieldState {
   text: string;
@@ -122,6 +123,7 @@ function hintOf(column: ColumnInfo, isOwnerColumn: boolean, readOnly: boolean): 
   else if (isRequired(column)) parts.push('required');
   else if (column.default !== null && column.default !== undefined) parts.push(`default ${JSON.stringify(column.default)}`);
   if (isOwnerColumn) parts.push('the id of a user');
+  if (column.references) parts.push(`a record of ${column.references.table}`);
   if (column.type === 'timestamp') parts.push('ISO 8601 or epoch ms');
   return parts.join(' · ');
 }
@@ -151,6 +153,8 @@ function RecordField({ column, isOwnerColumn, state, error, readOnly, autoFocus,
               autoFocus={autoFocus}
               onChange={(event) => edit(event.target.value)}
             />
+          ) : column.references && !readOnly ? (
+            <ReferencePicker column={{ ...column, references: column.references }} value={value} control={control} placeholder={placeholder} autoFocus={autoFocus} onChange={edit} />
           ) : (
             <input
               {...control}

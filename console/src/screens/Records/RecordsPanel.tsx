@@ -13,7 +13,9 @@ import { columnOfParameter, toFilter, type FilterDraft } from './filters';
 import { useCursorPages } from './paging';
 import { Pager } from './Pager';
 import { RecordForm } from './RecordForm';
-import { formatCell, recordId } from './values';
+import { formatCell, recordId as idOf } from './values';
+import { ReferenceCell } from './references/ReferenceCell';
+import { useReferenceLabels } from './references/useReferenceLabels';
 
 type Order = { column: string; direction: 'asc' | 'desc' } | null;
 type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
@@ -24,12 +26,17 @@ function nextOrder(order: Order, column: string): Order {
   return order.direction === 'asc' ? { column, direction: 'desc' } : null;
 }
 
-export function RecordsPanel({ table }: { table: TableInfo }) {
+export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?: string | undefined }) {
   const queryClient = useQueryClient();
   const [limit, setLimit] = useState(DEFAULT_LIMIT);
   const paging = useCursorPages();
   const [order, setOrder] = useState<Order>(null);
-  const [filters, setFilters] = useState<Record<string, FilterDraft>>({});
+  // Opened from a reference cell's link: the grid starts on that one record.
+  const [filters, setFilters] = useState<Record<string, FilterDraft>>(() => {
+    const initial: Record<string, FilterDraft> = {};
+    if (recordId) initial.id = { op: 'eq', value: recordId };
+    return initial;
+  });
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<UntypedRow | null>(null);
 
@@ -46,7 +53,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
     void queryClient.invalidateQueries({ queryKey: keys.tables });
   };
   const remove = useMutation({
-    mutationFn: (row: UntypedRow) => client.admin.from(table.name).delete(recordId(row)),
+    mutationFn: (row: UntypedRow) => client.admin.from(table.name).delete(idOf(row)),
     onSuccess: () => {
       setDeleting(null);
       // The last row of the last page is gone: show the page before instead of an empty one.
@@ -64,6 +71,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
 
   const total = records.data?.total ?? 0;
   const rows = records.data?.data ?? [];
+  const labels = useReferenceLabels(table, rows);
   const badParameter = records.isError ? columnOfParameter(fieldOfError(records.error)) : undefined;
   const hasFilters = Object.keys(activeFilters).length > 0;
 
@@ -136,6 +144,7 @@ export function RecordsPanel({ table }: { table: TableInfo }) {
               {rows.map((row) => (
                 <tr key={String(row.id)}>
                   {table.columns.map((column) => {
+                    if (column.references) return <ReferenceCell key={column.name} column={{ ...column, references: column.references }} value={row[column.name]} labels={labels.get(column.name)} />;
                     const cell = formatCell(row[column.name]);
                     return (
                       <td key={column.name} className={`cell cell-${column.type}${cell.isNull ? ' cell-null' : ''}`} title={cell.text}>

@@ -8,9 +8,10 @@ import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
 import { describeError, splitError, type FieldErrors } from '../../errors';
-import { keys } from '../../queries';
 import { ColumnFields } from '../Tables/ColumnFields';
-import { checkColumn, newColumnDraft, type ColumnDraft } from '../Tables/validation';
+import { checkColumn, newColumnDraft, referenceChoices, type ColumnDraft } from '../Tables/validation';
+import { keys, useTables } from '../../queries';
+import { Link, tablePath } from '../../router';
 
 function formatDefault(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -69,6 +70,12 @@ export function ColumnsPanel({ table }: { table: TableInfo }) {
                     {[column.primaryKey && 'primary key', !column.nullable && !column.primaryKey && 'not null', column.unique && !column.primaryKey && 'unique']
                       .filter(Boolean)
                       .join(', ')}
+                    {column.references && (
+                      <span className="reference-target">
+                        {' '}
+                        → <Link to={tablePath(column.references.table)}>{column.references.table}</Link>, on delete {column.references.onDelete}
+                      </span>
+                    )}
                   </td>
                   <td>
                     <code className="muted">{formatDefault(column.default)}</code>
@@ -114,6 +121,7 @@ export function ColumnsPanel({ table }: { table: TableInfo }) {
 function AddColumnForm({ table, onAdded }: { table: TableInfo; onAdded: (table: TableInfo) => void }) {
   const [draft, setDraft] = useState<ColumnDraft>(() => newColumnDraft());
   const [checked, setChecked] = useState<FieldErrors>({});
+  const tables = useTables();
   const add = useMutation({
     mutationFn: (column: ColumnDefinition) => client.admin.columns.add(table.name, column),
     onSuccess: (updated) => {
@@ -122,7 +130,11 @@ function AddColumnForm({ table, onAdded }: { table: TableInfo; onAdded: (table: 
     },
   });
   // A 409 names `<table>.<column>`: here that is always the name just typed.
-  const server = splitError(add.error, ['name', 'type', 'default', 'nullable', 'unique'], isApiError(add.error) && add.error.code === 'CONFLICT' ? { [draft.name.trim()]: 'name' } : {});
+  const server = splitError(
+    add.error,
+    ['name', 'type', 'default', 'nullable', 'unique', 'references'],
+    isApiError(add.error) && add.error.code === 'CONFLICT' ? { [draft.name.trim()]: 'name' } : { 'references.table': 'references', 'references.onDelete': 'references' },
+  );
   const shown = useFieldErrors();
   const errors = shown.visible({ ...server.fields, ...checked });
 
@@ -140,11 +152,12 @@ function AddColumnForm({ table, onAdded }: { table: TableInfo; onAdded: (table: 
       <ColumnFields
         draft={draft}
         errors={errors}
+        references={referenceChoices(tables.data ?? [])}
         onChange={(next) => {
           // Only the input that changed loses its message.
-          for (const field of ['name', 'type', 'default'] as const) {
-            const before = field === 'default' ? draft.defaultText : draft[field];
-            const after = field === 'default' ? next.defaultText : next[field];
+          for (const field of ['name', 'type', 'default', 'references'] as const) {
+            const before = field === 'default' ? draft.defaultText : field === 'references' ? draft.referencesTable + draft.onDelete : draft[field];
+            const after = field === 'default' ? next.defaultText : field === 'references' ? next.referencesTable + next.onDelete : next[field];
             if (before !== after) shown.markEdited(field);
           }
           setDraft(next);

@@ -13,8 +13,10 @@ import { RecordsPanel } from '../Records/RecordsPanel';
 import { ColumnsPanel } from './ColumnsPanel';
 import { IndexesPanel } from './IndexesPanel';
 import { PolicyControl } from './PolicyControl';
+import { ReferencedByPanel } from './ReferencedByPanel';
 
-export function TableDetailScreen({ name }: { name: string }) {
+/** A table: its records (filtered to one when `recordId` is given, as a reference cell's link does), columns, indexes. */
+export function TableDetailScreen({ name, recordId }: { name: string; recordId?: string | null }) {
   const table = useTable(name);
 
   if (table.isPending) return <Loading label={`Loading ${name}…`} />;
@@ -47,11 +49,12 @@ export function TableDetailScreen({ name }: { name: string }) {
           <DropTableButton name={info.name} />
         </div>
       </div>
-      <RecordsPanel table={info} />
+      <RecordsPanel table={info} recordId={recordId ?? undefined} />
       <div className="detail-grid">
         <PolicyControl table={info} />
         <ColumnsPanel table={info} />
         <IndexesPanel table={info} />
+        <ReferencedByPanel table={info} />
       </div>
     </section>
   );

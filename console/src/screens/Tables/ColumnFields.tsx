@@ -1,6 +1,12 @@
-import { COLUMN_TYPES, type ColumnType } from '@basalt/contract';
+import { COLUMN_TYPES, ON_DELETE_RULES, type ColumnType, type OnDelete } from '@basalt/contract';
 import { Field } from '../../components/Field';
-import type { ColumnDraft, ColumnField } from './validation';
+import type { ColumnDraft, ColumnField, ReferenceChoice } from './validation';
+
+const ON_DELETE_LABELS: Record<OnDelete, string> = {
+  restrict: 'restrict: refuse while referenced',
+  cascade: 'cascade: delete this row too',
+  'set-null': 'set null: empty this column',
+};
 
 const DEFAULT_PLACEHOLDERS: Record<ColumnType, string> = {
   text: 'none',
@@ -15,11 +21,14 @@ interface ColumnFieldsProps {
   draft: ColumnDraft;
   errors: Partial<Record<ColumnField, string>>;
   onChange: (draft: ColumnDraft) => void;
+  /** The tables this column may reference (its type then follows the referenced table's id). */
+  references: readonly ReferenceChoice[];
 }
 
 /** The inputs of one column definition; shared by "create table" (many rows) and "add column" (one). */
-export function ColumnFields({ draft, errors, onChange }: ColumnFieldsProps) {
+export function ColumnFields({ draft, errors, onChange, references }: ColumnFieldsProps) {
   const set = (patch: Partial<ColumnDraft>) => onChange({ ...draft, ...patch });
+  const referenced = references.find((choice) => choice.name === draft.referencesTable);
   return (
     <div className="column-fields">
       <Field label="Name" error={errors.name} className="field-name">
@@ -32,6 +41,8 @@ export function ColumnFields({ draft, errors, onChange }: ColumnFieldsProps) {
           <select
             {...control}
             value={draft.type}
+            // A reference holds the referenced table's id: its type is that id's.
+            disabled={referenced !== undefined}
             // A default typed for one type rarely fits another: start it over rather than send a wrong literal.
             onChange={(event) => set({ type: event.target.value as ColumnType, defaultText: '' })}
           >
@@ -62,6 +73,38 @@ export function ColumnFields({ draft, errors, onChange }: ColumnFieldsProps) {
           )
         }
       </Field>
+      <Field label="References" error={errors.references} className="field-references">
+        {(control) => (
+          <select
+            {...control}
+            value={draft.referencesTable}
+            onChange={(event) => {
+              const choice = references.find((candidate) => candidate.name === event.target.value);
+              set(choice ? { referencesTable: choice.name, type: choice.idType, defaultText: '' } : { referencesTable: '' });
+            }}
+          >
+            <option value="">nothing</option>
+            {references.map((choice) => (
+              <option key={choice.name} value={choice.name}>
+                {choice.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {referenced && (
+        <Field label="On delete" className="field-on-delete">
+          {(control) => (
+            <select {...control} value={draft.onDelete} onChange={(event) => set({ onDelete: event.target.value as OnDelete })}>
+              {ON_DELETE_RULES.map((rule) => (
+                <option key={rule} value={rule}>
+                  {ON_DELETE_LABELS[rule]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
       <div className="checks">
         <label className="check">
           <input type="checkbox" checked={draft.nullable} onChange={(event) => set({ nullable: event.target.checked })} />

@@ -7,10 +7,10 @@ import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
 import { splitError, type FieldErrors } from '../../errors';
-import { keys } from '../../queries';
+import { keys, useTables } from '../../queries';
 import { navigate, tablePath } from '../../router';
 import { ColumnFields } from './ColumnFields';
-import { checkCreateTable, defaultPolicy, newColumnDraft, type ColumnDraft, type ColumnField } from './validation';
+import { checkCreateTable, defaultPolicy, newColumnDraft, referenceChoices, type ColumnDraft, type ColumnField } from './validation';
 
 function columnErrors(errors: FieldErrors, index: number): Partial<Record<ColumnField, string>> {
   const prefix = `columns.${index}.`;
@@ -27,6 +27,8 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
   const [drafts, setDrafts] = useState<ColumnDraft[]>(() => [newColumnDraft()]);
   const [policy, setPolicy] = useState<Policy | ''>('');
   const [checked, setChecked] = useState<FieldErrors>({});
+  const tables = useTables();
+  const references = referenceChoices(tables.data ?? [], name.trim() || undefined);
   const create = useMutation({
     mutationFn: (input: CreateTableInput) => client.admin.tables.create(input),
     onSuccess: (table) => {
@@ -37,8 +39,9 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
     },
   });
 
-  const fieldNames = ['name', 'policy', ...drafts.flatMap((_, i) => ['name', 'type', 'default', 'nullable', 'unique'].map((f) => `columns.${i}.${f}`))];
-  const server = splitError(create.error, fieldNames);
+  const fieldNames = ['name', 'policy', ...drafts.flatMap((_, i) => ['name', 'type', 'default', 'nullable', 'unique', 'references'].map((f) => `columns.${i}.${f}`))];
+  // `columns.2.references.table` and `.onDelete` belong on the column's References field.
+  const server = splitError(create.error, fieldNames, Object.fromEntries(drafts.flatMap((_, i) => ['table', 'onDelete'].map((f) => [`columns.${i}.references.${f}`, `columns.${i}.references`]))));
   const shown = useFieldErrors();
   const errors = shown.visible({ ...server.fields, ...checked });
   const automatic = defaultPolicy(drafts.map((draft) => draft.name.trim()));
@@ -79,7 +82,7 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
       {drafts.map((draft, index) => (
         <fieldset key={draft.key} className="column-row">
           <legend>Column {index + 1}</legend>
-          <ColumnFields draft={draft} errors={columnErrors(errors, index)} onChange={(next) => update(index, next)} />
+          <ColumnFields draft={draft} errors={columnErrors(errors, index)} onChange={(next) => update(index, next)} references={references} />
           <button
             type="button"
             className="button button-small button-quiet"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCreateTable, defaultPolicy, newColumnDraft, parseDefault, type ColumnDraft } from './validation';
+import { checkCreateTable, defaultPolicy, newColumnDraft, parseDefault, referenceChoices, type ColumnDraft } from './validation';
 
 /**
  * The console checks a new table before sending it so that a typo is pointed at without a round trip; the server
@@ -122,5 +122,38 @@ describe('the console on its own', () => {
         { name: 'n', type: 'integer', nullable: true, unique: false, default: 7 },
       ],
     });
+  });
+});
+
+describe('reference columns', () => {
+  it('send references with the on-delete rule picked', () => {
+    const checked = checkCreateTable('posts', [column({ name: 'author_id', referencesTable: 'authors', onDelete: 'cascade' })], '');
+    expect(checked.input?.columns[0]).toEqual({ name: 'author_id', type: 'text', nullable: true, unique: false, references: { table: 'authors', onDelete: 'cascade' } });
+  });
+
+  it('send no references for a plain column', () => {
+    expect(checkCreateTable('posts', [column({})], '').input?.columns[0]?.references).toBeUndefined();
+  });
+
+  it.each([
+    [{ name: 'author_id', referencesTable: 'authors', onDelete: 'set-null' as const, nullable: false }, 'columns.0.references'],
+    [{ name: 'author_id', referencesTable: 'authors', onDelete: 'set-null' as const, nullable: true }, 'ok'],
+    [{ name: 'user_id', referencesTable: 'authors', onDelete: 'restrict' as const }, 'columns.0.references'],
+    [{ name: 'parent_id', referencesTable: 'posts', onDelete: 'cascade' as const, nullable: false }, 'ok'],
+  ])('on %j: %s', (partial, expected) => {
+    expect(verdict('posts', [column(partial)])).toBe(expected);
+  });
+
+  it('offer every table with its id type, and a table being created as itself', () => {
+    const tables = [
+      { name: 'people', columns: [{ name: 'id', type: 'integer' as const }] },
+      { name: 'authors', columns: [{ name: 'id', type: 'text' as const }, { name: 'name', type: 'text' as const }] },
+    ];
+    expect(referenceChoices(tables, 'posts')).toEqual([
+      { name: 'authors', idType: 'text' },
+      { name: 'people', idType: 'integer' },
+      { name: 'posts', idType: 'text' },
+    ]);
+    expect(referenceChoices(tables, 'authors')).toHaveLength(2);
   });
 });

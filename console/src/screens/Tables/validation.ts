@@ -6,11 +6,13 @@ import {
   columnNameProblem,
   columnTypeProblem,
   defaultPolicyFor,
+  isOwnerColumnName,
   ownerColumnOf,
   tableNameProblem,
   type ColumnDefinition,
   type ColumnType,
   type CreateTableInput,
+  type OnDelete,
   type Policy,
 } from '@basalt/contract';
 import type { FieldErrors } from '../../errors';
@@ -29,13 +31,29 @@ export interface ColumnDraft {
   nullable: boolean;
   unique: boolean;
   defaultText: string;
+  /** The table whose `id` this column holds; empty: not a reference. */
+  referencesTable: string;
+  onDelete: OnDelete;
 }
 
-export type ColumnField = 'name' | 'type' | 'default';
+export type ColumnField = 'name' | 'type' | 'default' | 'references';
 
 let nextKey = 1;
 export function newColumnDraft(partial: Partial<Omit<ColumnDraft, 'key'>> = {}): ColumnDraft {
-  return { key: nextKey++, name: '', type: 'text', nullable: true, unique: false, defaultText: '', ...partial };
+  return { key: nextKey++, name: '', type: 'text', nullable: true, unique: false, defaultText: '', referencesTable: '', onDelete: 'restrict', ...partial };
+}
+
+/** A table a new column may reference, and the type of its `id` (what the column's type must be). */
+export interface ReferenceChoice {
+  name: string;
+  idType: ColumnType;
+}
+
+/** Every served table, by name, with its id's type; `self` (a table being created) references itself as text. */
+export function referenceChoices(tables: readonly { name: string; columns: readonly { name: string; type: ColumnType }[] }[], self?: string): ReferenceChoice[] {
+  const choices = tables.map((table) => ({ name: table.name, idType: table.columns.find((column) => column.name === 'id')?.type ?? 'text' }));
+  if (self && !choices.some((choice) => choice.name === self)) choices.push({ name: self, idType: 'text' });
+  return choices.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -87,6 +105,10 @@ export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>): {
       : 'Use letters, digits and _, starting with a letter (at most 63), not starting with pg_.';
   } else if (taken.has(name)) errors.name = `${name} is already a column of this table.`;
   if (columnTypeProblem(name, draft.type)) errors.type = `${name} is the owner column and must be text.`;
+  if (draft.referencesTable) {
+    if (isOwnerColumnName(name)) errors.references = `${name} is the owner column: it references users already.`;
+    else if (draft.onDelete === 'set-null' && !draft.nullable) errors.references = 'On delete "set null" needs a nullable column.';
+  }
   let defaultValue: unknown;
   if (draft.defaultText !== '') {
     const parsed = parseDefault(draft.type, draft.defaultText);
@@ -96,6 +118,7 @@ export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>): {
   if (Object.keys(errors).length > 0) return { errors, definition: undefined };
   const definition: ColumnDefinition = { name, type: draft.type, nullable: draft.nullable, unique: draft.unique };
   if (defaultValue !== undefined) definition.default = defaultValue;
+  if (draft.referencesTable) definition.references = { table: draft.referencesTable, onDelete: draft.onDelete };
   return { errors, definition };
 }
 
