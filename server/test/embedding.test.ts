@@ -158,7 +158,23 @@ describe('embedding', () => {
     expect([upserted.status, upserted.body.data]).toEqual([201, { title: 'Alice four' }]);
     const refused = await h.request().post('/api/posts?select=id,secret(text)').set(alice.auth).send({ title: 'x' });
     expect(refused.status).toBe(400);
-    const bulk = await h.request().post('/api/posts?select=id').set(alice.auth).send([{ title: 'x' }]);
-    expect(errorOf(bulk).details).toEqual({ parameter: 'select' });
+  });
+
+  it('answers a bulk insert with the select asked, in the order sent, and writes nothing when the select is refused', async () => {
+    const bulk = await h.request().post('/api/posts?select=id,title,author(name)').set(alice.auth).send([
+      { id: 'n2', title: 'second sent first', author_id: 'ada' },
+      { id: 'n1', title: 'no author' },
+      { id: 'n3', title: 'third', author_id: 'ada' },
+    ]);
+    expect(bulk.status).toBe(201);
+    expect(bulk.body.data).toEqual([
+      { id: 'n2', title: 'second sent first', author: { name: 'Ada' } },
+      { id: 'n1', title: 'no author', author: null },
+      { id: 'n3', title: 'third', author: { name: 'Ada' } },
+    ]);
+    const refused = await h.request().post('/api/posts?select=id,secret(text)').set(alice.auth).send([{ id: 'n4', title: 'x' }]);
+    expect(refused.status).toBe(400);
+    expect(errorOf(refused).details).toEqual({ parameter: 'select' });
+    expect((await get('/api/posts/n4', alice)).status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@ import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
 import { conflict, notFound, referenceConflict, referenceRefused, unauthorized, uniqueKeyOf } from '../errors.js';
 import { ID_COLUMN } from '@basalt/contract';
-import { buildStatement, estimateStatement, existsStatement, getStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
+import { buildStatement, estimateStatement, existsStatement, getManyStatement, getStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
 import { StaleSchemaError } from './fresh.js';
@@ -197,14 +197,19 @@ async function updateOrCreate(executor: Executor, plan: Extract<Plan, { kind: 'u
  * policy), read back by id after the write; without a select, the record as stored.
  */
 async function selected(pool: PreparedPool, plan: Plan, outcome: Outcome): Promise<Outcome> {
-  if (!('selection' in plan) || !plan.selection || outcome.kind !== 'record') return outcome;
+  if (!('selection' in plan) || !plan.selection) return outcome;
+  if (outcome.kind === 'records') {
+    const { records } = await runShaped(pool, getManyStatement(plan.table, outcome.rows.map((row) => row[ID_COLUMN]), plan.selection));
+    return { kind: 'records', rows: records };
+  }
+  if (outcome.kind !== 'record') return outcome;
   const { records } = await runShaped(pool, getStatement(plan.table, outcome.row[ID_COLUMN], null, plan.selection));
   return records[0] ? { ...outcome, row: records[0] } : outcome;
 }
 
 export async function execute(executor: Executor, plan: Plan): Promise<Outcome> {
   const outcome = await executePlan(executor, plan);
-  return plan.kind === 'create' || plan.kind === 'upsert' || plan.kind === 'update-or-create' ? selected(executor.pool, plan, outcome) : outcome;
+  return plan.kind === 'create' || plan.kind === 'create-many' || plan.kind === 'upsert' || plan.kind === 'update-or-create' ? selected(executor.pool, plan, outcome) : outcome;
 }
 
 async function executePlan(executor: Executor, plan: Plan): Promise<Outcome> {

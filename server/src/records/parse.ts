@@ -22,7 +22,7 @@ export type RecordRequest =
   | { action: 'delete'; table: string; id: string }
   | { action: 'create'; table: string; body: Body; select?: Selected }
   /** A JSON array on create: 1 to 1,000 records, all or none. */
-  | { action: 'create-many'; table: string; bodies: Body[] }
+  | { action: 'create-many'; table: string; bodies: Body[]; select?: Selected }
   | { action: 'upsert'; table: string; id: string; body: Body; select?: Selected };
 
 /** A `select` on a single record's read or write: columns, embeds and their options. */
@@ -103,14 +103,13 @@ const bodyError = (message: string, details?: Record<string, unknown>) => new Ap
 /** A create's body: one object, or an array of 1 to 1,000 objects (a bulk insert). */
 function createRequest(table: string, body: Body | unknown[] | undefined, query: QueryParams): RecordRequest {
   if (!Array.isArray(body)) return { action: 'create', table, body: body ?? {}, select: selectedOf(query) };
-  if (query.select !== undefined) throw invalidParameter('select', 'select on a bulk insert is not supported yet: read the records back with a list');
   if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
     throw bodyError(`A bulk insert takes 1 to ${MAX_BULK_RECORDS} records; this one has ${body.length}`, { field: 'body' });
   }
   body.forEach((element, index) => {
     if (element === null || typeof element !== 'object' || Array.isArray(element)) throw bodyError(`Record ${index} of the array is not a JSON object`, { index });
   });
-  return { action: 'create-many', table, bodies: body as Body[] };
+  return { action: 'create-many', table, bodies: body as Body[], select: selectedOf(query) };
 }
 
 /** The whole request, once the target is known to be allowed (so a 400 never comes before a 403). */

@@ -29,7 +29,7 @@ export type Plan =
   | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; selection?: Selection }
   | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[]; selection?: Selection }
   /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
-  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[] }
+  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[]; selection?: Selection }
   /** Create-or-update in one statement: the body can create the record and the id is unique. */
   | {
       kind: 'upsert';
@@ -169,7 +169,7 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
     case 'create':
       return withSelection(planCreate(authorized, request.body), request.select, authorized);
     case 'create-many':
-      return planCreateMany(authorized, request.bodies);
+      return withSelection(planCreateMany(authorized, request.bodies), request.select, authorized);
     case 'upsert':
       return withSelection(planUpsert(authorized, request.id, request.body), request.select, authorized);
     case 'delete':

@@ -93,6 +93,21 @@ export function getStatement(table: TableSchema, id: unknown, scope: Scope | nul
   return { statement, values: [id, ...condition.values, ...parameters.values] };
 }
 
+/** Several records by id, in the order of `ids`, as a selection asks (a bulk insert's answer with `select`). */
+export function getManyStatement(table: TableSchema, ids: unknown[], selection: Selection): Built {
+  const parameters = new Parameters(2);
+  const { sql, shape } = selectionSql(table, selection, parameters);
+  const idType = table.columns.get(ID_COLUMN)!.sqlType;
+  const statement = cached(
+    table,
+    `get-many|${shape}`,
+    () =>
+      `SELECT ${sql}, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} ` +
+      `WHERE ${quote(ID_COLUMN)} = ANY($1::${idType}[]) ORDER BY array_position($1::${idType}[], ${quote(ID_COLUMN)})`,
+  );
+  return { statement, values: [ids, ...parameters.values] };
+}
+
 export function existsStatement(table: TableSchema, id: unknown): Built {
   const statement = cached(table, 'exists', () => `SELECT 1 FROM ${quote(table.name)} WHERE ${quote(ID_COLUMN)} = $1`);
   return { statement, values: [id] };
