@@ -1,4 +1,4 @@
-import { ApiError, invalidParameter, invalidPathEncoding } from '../errors.js';
+import { ApiError, invalidPathEncoding } from '../errors.js';
 import { parseListParams, parseSelection, type ListParams, type QueryParams } from './query/parse.js';
 import { EMBED_OPTION, type EmbedOptions, type SelectItem } from './query/select.js';
 
