@@ -12,7 +12,8 @@ import type {
   TableInfo,
   TypesResult,
 } from '@basalt/contract';
-import { segment } from './http.js';
+import { segment, type Http } from './http.js';
+import { Channel, type RealtimeListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './query.js';
 import type { Send } from './transport.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
@@ -27,7 +28,20 @@ export interface UserListQuery {
  * A member gets 403 FORBIDDEN on all of it, anon and signed-out callers 401.
  */
 export class AdminClient<DB> {
-  constructor(private readonly send: Send) {}
+  constructor(
+    private readonly send: Send,
+    private readonly http?: Http,
+    private readonly credentials?: StreamCredentials,
+  ) {}
+
+  /** Every change of a table, every row whatever its policy (the owner's live view); returns the unsubscribe. */
+  subscribe(table: string, onEvent: RealtimeListener<Record<string, unknown>>): () => void {
+    if (!this.http || !this.credentials) throw new TypeError('this admin client cannot stream');
+    const channel = new Channel(this.http, this.credentials, () => ({ path: `${this.tablePath(table)}/realtime`, query: {} }));
+    channel.listeners.add({ table, onEvent });
+    channel.start();
+    return () => channel.stop();
+  }
 
   private async data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
     return (await this.send<DataResponse<T>>({ method, path, body })).data;

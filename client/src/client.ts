@@ -8,6 +8,7 @@ import { SessionStore, browserLocalStorage, resolveStorage, type StorageAdapter 
 import { TabSync } from './sync.js';
 import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
 import { authorizedSender, keySender, publicSender, type Send } from './transport.js';
+import { Realtime, type StreamCredentials } from './realtime.js';
 
 export interface ClientOptions {
   /**
@@ -64,6 +65,7 @@ export class BasaltClient<DB = UntypedDatabase> {
   private readonly send: Send;
   private readonly sessions: SessionManager;
   private readonly sync: TabSync | undefined;
+  private readonly realtime: Realtime;
 
   constructor(
     readonly url: string,
@@ -94,12 +96,25 @@ export class BasaltClient<DB = UntypedDatabase> {
     });
     this.send = options.apiKey ? keySender(http, options.apiKey) : authorizedSender(http, this.sessions);
     this.auth = new AuthClient(this.sessions, this.send, publicSender(http));
-    this.admin = new AdminClient<DB>(this.send);
+    const apiKey = options.apiKey;
+    const credentials: StreamCredentials = apiKey
+      ? { token: async () => apiKey, refresh: async () => false }
+      : {
+          token: async () => (await this.sessions.getSession())?.accessToken,
+          refresh: async (expired) => {
+            const current = this.sessions.current();
+            if (!current) return false;
+            const next = await this.sessions.refresh(current).catch(() => null);
+            return next !== null && next.accessToken !== expired;
+          },
+        };
+    this.realtime = new Realtime(http, credentials);
+    this.admin = new AdminClient<DB>(this.send, http, credentials);
   }
 
   /** The record API of a table: `list`, `get`, `create`, `upsert`, `delete`, typed by the `Database` type. */
   from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
-    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`);
+    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table });
   }
 
   /** Stops the refresh timer and the cross-tab listeners; the stored session stays. */

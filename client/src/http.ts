@@ -56,6 +56,19 @@ export class Http {
     return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
   }
 
+  /** A long-lived GET whose body the caller reads as a stream (realtime): the raw response, or a NetworkError. */
+  async open(path: string, query: HttpRequest['query'], accessToken: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.anonKey) headers[APIKEY_HEADER] = this.anonKey;
+    if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+    try {
+      return await this.fetchImpl(this.url(path, query), { method: 'GET', headers, signal });
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new NetworkError(`GET ${path} failed: ${reason}`, { cause });
+    }
+  }
+
   async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.credentials !== false) {

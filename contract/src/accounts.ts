@@ -71,9 +71,13 @@ export interface RateLimit {
 
 export const LIMIT_NAMES = ['signinFailuresPerAccountAndAddress', 'signinFailuresPerAddress', 'signupsPerAddress', 'refreshesPerSession'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
-export type Limits = Record<LimitName, RateLimit>;
+export type Limits = Record<LimitName, RateLimit> & {
+  /** Open realtime streams per caller and process (a count, not a rate). */
+  realtimeStreamsPerCaller: number;
+};
 
 export const DEFAULT_LIMITS: Limits = {
+  realtimeStreamsPerCaller: 10,
   signinFailuresPerAccountAndAddress: { max: 10, windowSeconds: 900 },
   signinFailuresPerAddress: { max: 100, windowSeconds: 900 },
   signupsPerAddress: { max: 100, windowSeconds: 3600 },

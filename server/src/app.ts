@@ -6,6 +6,7 @@ import type { Services } from './services.js';
 import { authRoutes } from './auth/routes.js';
 import { recordRoutes } from './records/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { realtimeRoutes } from './realtime/routes.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
@@ -49,8 +50,9 @@ export function createApp(services: Services, options: AppOptions): Express {
     }
     sendJson(res, 200, { data: { status: 'ok' } });
   });
+  app.use('/realtime', realtimeRoutes({ hub: services.hub, cache: services.cache, tokens: services.tokens, keys: services.keys, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams }));
   app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
-  app.use('/admin', adminRoutes({ ...services, ...shared }));
+  app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
 
   const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');
   app.get('/', (_req, res) => res.redirect(302, '/console/'));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_LIMITS, LIMIT_NAMES, type Limits } from '@basalt/contract';
+import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type Limits } from '@basalt/contract';
 
 /** Root of the repository (where config.json, migrations/ and .data/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -29,6 +29,8 @@ export interface Config {
   signupEnabled: boolean;
   /** The abuse limits of config.json; false: all off. */
   limits: Limits | false;
+  /** Open realtime streams one process takes (REALTIME_MAX_STREAMS). */
+  realtimeMaxStreams: number;
   /** Express's `trust proxy` (TRUST_PROXY): whose `X-Forwarded-For` names the client's address; false: nobody's. */
   trustProxy: boolean | number | string;
   configPath: string;
@@ -68,13 +70,18 @@ function parseLimits(value: unknown, configPath: string): Limits | false {
   }
   const limits: Limits = { ...DEFAULT_LIMITS };
   for (const [name, limit] of Object.entries(value)) {
+    if (name === 'realtimeStreamsPerCaller') {
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new ConfigError(`${configPath}: limits.realtimeStreamsPerCaller must be a whole number from 1 to 100000`);
+      limits.realtimeStreamsPerCaller = limit;
+      continue;
+    }
     if (!(LIMIT_NAMES as readonly string[]).includes(name)) throw new ConfigError(`${configPath}: unknown limit "${name}" (known limits: ${LIMIT_NAMES.join(', ')})`);
     const { max, windowSeconds, ...rest } = (limit ?? {}) as Record<string, unknown>;
     const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= 1e9;
     if (typeof limit !== 'object' || limit === null || Object.keys(rest).length > 0 || !whole(max, 1) || !whole(windowSeconds, 1)) {
       throw new ConfigError(`${configPath}: limits.${name} must be { "max": <whole number >= 1>, "windowSeconds": <whole number >= 1> }`);
     }
-    limits[name as keyof Limits] = { max: max as number, windowSeconds: windowSeconds as number };
+    limits[name as LimitName] = { max: max as number, windowSeconds: windowSeconds as number };
   }
   return limits;
 }
@@ -145,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: parseInteger(env.STATEMENT_TIMEOUT, 'STATEMENT_TIMEOUT', 10_000, 1, 3_600_000),
     ...readProjectConfig(configPath),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),
     configPath,
   };
 }

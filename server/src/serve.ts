@@ -26,6 +26,7 @@ export async function serve(
     bcryptCost: config.bcryptCost,
     signupEnabled: config.signupEnabled,
     limits: config.limits,
+    realtimeMaxStreams: config.realtimeMaxStreams,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
     prepare: !options.prepared,
@@ -57,6 +58,8 @@ export async function serve(
     services,
     stop() {
       stopping ??= (async () => {
+        // Open streams would hold the drain forever: they end now, and their clients resume on another process.
+        services.hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         // Busy keep-alive connections close once their response is sent.

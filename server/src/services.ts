@@ -18,6 +18,8 @@ import { SchemaCache } from './db/schemaCache.js';
 import type { RecordDeps } from './records/pipeline.js';
 import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
+import { Capture } from './realtime/capture.js';
+import { Hub } from './realtime/hub.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -26,6 +28,8 @@ export interface ServiceOptions {
   signupEnabled: boolean;
   /** The abuse limits (config.json); default: the contract's defaults; false: off. */
   limits?: Limits | false;
+  /** Open realtime streams one process takes (REALTIME_MAX_STREAMS); default 5000. */
+  realtimeMaxStreams?: number;
   poolSize?: number;
   /** STATEMENT_TIMEOUT of the record pool (ms); default 10 s. Index builds and migrations run on Knex, without it. */
   statementTimeoutMs?: number;
@@ -50,6 +54,12 @@ export interface Services {
   passwordChanges: PasswordChanges;
   keys: KeyService;
   limiter: AbuseLimiter;
+  /** Realtime: the capture triggers' installer and the process's stream hub. */
+  capture: Capture;
+  hub: Hub;
+  /** Open realtime streams per caller (limits.realtimeStreamsPerCaller) and per process. */
+  streamsPerCaller: number;
+  maxStreams: number;
   /** What the record pipeline runs on: the record pool, the schema cache, and the account check of writes. */
   records: RecordDeps;
   tables: TableAdmin;
@@ -79,11 +89,17 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await installDdlTrigger(knex);
     }
     const cache = new SchemaCache(knex);
+    const capture = new Capture(knex, cache, options.onError);
+    // Every load may show a table without capture triggers (made with psql a moment ago): they go on at once.
     const reload = () => {
-      cache.reload().catch((error: unknown) => options.onError?.(error));
+      cache
+        .reload()
+        .then(() => capture.ensure())
+        .catch((error: unknown) => options.onError?.(error));
     };
     if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
     await cache.reload();
+    await capture.ensure();
     const tokens = new TokenService(options.jwtSecret);
     const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS, options.onError);
     limiter.startCleanup();
@@ -93,6 +109,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const accounts = new AccountService(knex, sessions, passwords, limiter, { signupEnabled: options.signupEnabled }, (userId, trx) => keys.revokeAll(userId, trx));
     const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
     const current = listener;
+    const hub = new Hub({ pool, cache, confirmCaller: (caller) => keys.confirm(caller), onError: options.onError });
     return {
       knex,
       pool,
@@ -104,6 +121,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       passwordChanges,
       keys,
       limiter,
+      capture,
+      hub,
+      streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
+      maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {
         confirmCaller: (caller) => keys.confirm(caller),
         pool: new PreparedPool(pool),
@@ -119,6 +140,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       tables: new TableAdmin(knex, cache),
       signupEnabled: options.signupEnabled,
       async close() {
+        hub.close();
         limiter.stop();
         await current?.close();
         await passwords.close();

@@ -15,6 +15,9 @@ import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './de
 import type { TableAdmin } from './tables.js';
 import { generateTypes } from './typegen.js';
 import { sendJson } from '../http/respond.js';
+import { streamHandler } from '../realtime/routes.js';
+import type { KeyService } from '../auth/keys/service.js';
+import type { Hub } from '../realtime/hub.js';
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -27,6 +30,8 @@ export function adminRoutes(deps: {
   accounts: AccountService;
   passwordChanges: PasswordChanges;
   tokens: TokenService;
+  keys: KeyService;
+  realtime: { hub: Hub; streamsPerCaller: number; maxStreams: number };
   bodyLimitBytes: number;
   signupEnabled: boolean;
 }): Router {
@@ -104,6 +109,9 @@ export function adminRoutes(deps: {
   router.post('/tables/:name/records', records('create'));
   router.put('/tables/:name/records/:id', records('upsert'));
   router.delete('/tables/:name/records/:id', records('delete'));
+
+  // Every change of a table, every row (the owner's tools see past policies): the console's live grid.
+  router.get('/tables/:name/realtime', streamHandler({ ...deps.realtime, cache, tokens, keys: deps.keys }, 'admin', (req) => String(req.params.name)));
 
   router.get('/types', async (_req, res) => {
     // No refusal here to notice a stale cache by: ask the database directly.

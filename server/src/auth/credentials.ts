@@ -33,7 +33,7 @@ export function resolveCaller(req: Request, tokens: TokenService, keys?: KeyServ
     const verified = tokens.verifyCredential(token);
     switch (verified.kind) {
       case 'access':
-        return { kind: 'user', id: verified.claims.sub, role: verified.claims.role, sessionId: verified.claims.sid };
+        return { kind: 'user', id: verified.claims.sub, role: verified.claims.role, sessionId: verified.claims.sid, expiresAt: verified.claims.exp * 1000 };
       case 'anon':
         return ANON;
       case 'expired':

@@ -66,6 +66,15 @@ const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
 
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
+// Tables whose changes the realtime capture triggers record (realtime/capture.ts installs all four at once).
+const CAPTURED_SQL = `
+  SELECT c.relname AS table_name
+    FROM pg_trigger t
+    JOIN pg_class c ON c.oid = t.tgrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+   WHERE t.tgname IN ('_basalt_capture_i', '_basalt_capture_u', '_basalt_capture_d', '_basalt_capture_t')
+   GROUP BY c.relname HAVING count(*) = 4`;
+
 const VERSION_SQL = `SELECT version FROM _basalt_schema`;
 
 export interface Introspection {
@@ -83,15 +92,16 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, referenceRows, policyRows, version } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version, capturedRows } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
+      const captured = (await trx.raw<{ rows: Array<{ table_name: string }> }>(CAPTURED_SQL)).rows;
       // Before the migrations ran there is no policy table and no version: defaults and version 0.
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
-      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current };
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, capturedRows: captured };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
@@ -129,6 +139,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     columnsByTable.set(row.table_name, list);
   }
   const tables = new Map<string, TableSchema>();
-  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), load, version));
+  const captured = new Set(capturedRows.map((row) => row.table_name));
+  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), load, version, captured.has(name)));
   return { tables, version };
 }

@@ -59,6 +59,8 @@ export interface TableSchema {
   version: number;
   /** The database's schema version (`_basalt_schema`) this was read at: record statements refuse to run past it. */
   schemaVersion: number;
+  /** Whether the realtime capture triggers are on the table (realtime/capture.ts). */
+  captured: boolean;
 }
 
 const TYPE_NAMES: Record<string, ColumnType> = {
@@ -86,6 +88,7 @@ export function buildTableSchema(
   storedPolicy: Policy | undefined,
   version = 0,
   schemaVersion = 0,
+  captured = false,
 ): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
   const ownerColumn: OwnerColumn | null = ownerColumnOf([...columns.keys()]);
@@ -102,6 +105,7 @@ export function buildTableSchema(
     referenceColumns: columnList.filter((column) => column.references),
     version,
     schemaVersion,
+    captured,
   };
 }
 

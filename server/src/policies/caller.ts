@@ -16,6 +16,8 @@ export interface UserCaller {
   role: Role;
   sessionId: string | null;
   key?: KeyCredential;
+  /** When the credential stops being valid (ms since the epoch): a token's `exp`, a key's expiry; none: never. */
+  expiresAt?: number;
 }
 
 export type KeyCaller = UserCaller & { key: KeyCredential; sessionId: null };

@@ -16,6 +16,7 @@ import { RecordForm } from './RecordForm';
 import { formatCell, recordId as idOf } from './values';
 import { ReferenceCell } from './references/ReferenceCell';
 import { useReferenceLabels } from './references/useReferenceLabels';
+import { useLiveRecords } from './useLiveRecords';
 
 type Order = { column: string; direction: 'asc' | 'desc' } | null;
 type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
@@ -46,6 +47,7 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
   const query: TableListQuery = { limit, after: paging.after, filter: activeFilters };
   if (order && columnNames.has(order.column)) query.order = `${order.column}.${order.direction}`;
   const records = useRecords(table.name, query);
+  const live = useLiveRecords(table.name);
 
   const refreshAfterWrite = () => {
     void queryClient.invalidateQueries({ queryKey: keys.records(table.name) });
@@ -79,6 +81,16 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
     <section className="card card-flush records" aria-labelledby="records-title">
       <div className="card-header records-toolbar">
         <h2 id="records-title">Records</h2>
+        {live.status === 'live' ? (
+          <span className="live-badge" role="status" title="New, changed and deleted rows show up here as they happen">
+            <span className="live-dot" aria-hidden="true" />
+            Live
+          </span>
+        ) : (
+          <span className="live-badge live-stopped" role="status" title={live.reason}>
+            Live updates stopped
+          </span>
+        )}
         <div className="toolbar-actions">
           {hasFilters && (
             <button type="button" className="button button-small button-quiet" onClick={() => {

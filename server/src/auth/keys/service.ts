@@ -127,9 +127,10 @@ export class KeyService {
     );
     const row = result.rows[0];
     if (!row) throw unauthorized('The API key is not valid or was revoked');
+    const expiresAt = row.expires_at === null ? null : Date.parse(row.expires_at);
     const entry: Verified = {
-      caller: { kind: 'user', id: row.user_id, role: row.role, sessionId: null, key: { id: row.id, hash, access: row.access, version } },
-      expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+      caller: { kind: 'user', id: row.user_id, role: row.role, sessionId: null, key: { id: row.id, hash, access: row.access, version }, ...(expiresAt === null ? {} : { expiresAt }) },
+      expiresAt,
       touchedAt: 0,
     };
     if (entry.expiresAt !== null && entry.expiresAt <= now) throw unauthorized('The API key has expired');

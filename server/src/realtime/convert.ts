@@ -1,0 +1,59 @@
+import type pg from 'pg';
+import { quote } from '../db/identifiers.js';
+import { conditionSql, Parameters } from '../records/query/build.js';
+import type { Condition } from '../records/query/plan.js';
+import type { Change } from './log.js';
+
+/**
+ * The rows of a batch of one table's changes, typed as the record API answers them, with the verdict of every
+ * subscriber's filters on each: one statement per table and batch, whatever the number of subscribers. The filters
+ * are the query language's own SQL (records/query/build.ts), run on the rows as the log recorded them.
+ */
+
+export interface FilterSet {
+  /** Conditions ANDed together, as a list's. */
+  conditions: readonly Condition[];
+  /** Subscribers with the same filters share one verdict. */
+  key: string;
+}
+
+/** A filter set's key: its SQL shape and its values (two sets with one key match the same rows). */
+export function filterKeyOf(conditions: readonly Condition[]): string {
+  const parameters = new Parameters();
+  const shapes = conditions.map((condition) => conditionSql(condition, parameters).shape);
+  return JSON.stringify([shapes, parameters.values]);
+}
+
+export interface Converted {
+  /** Per change of the batch (same order): the typed row, or null (truncate). */
+  rows: Array<Record<string, unknown> | null>;
+  /** Per filter key: per change, whether the row matches. */
+  matches: Map<string, boolean[]>;
+}
+
+const FLAG = '__basalt_f';
+
+export async function convert(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
+  const withRecord = changes.map((change, index) => ({ change, index })).filter(({ change }) => change.record !== null);
+  const rows: Converted['rows'] = changes.map(() => null);
+  const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
+  if (withRecord.length === 0) return { rows, matches };
+  const parameters = new Parameters(2);
+  const flags = filters.map((filter, k) => `(${filter.conditions.map((condition) => conditionSql(condition, parameters).sql).join(' AND ')}) IS TRUE AS ${quote(`${FLAG}${k}`)}`);
+  const result = await pool.query<Record<string, unknown>>(
+    `SELECT r.*${flags.map((flag) => `, ${flag}`).join('')}
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS __basalt_e(__basalt_j, __basalt_n)
+       CROSS JOIN LATERAL jsonb_populate_record(NULL::${quote(table)}, __basalt_e.__basalt_j) AS r
+      ORDER BY __basalt_e.__basalt_n`,
+    [JSON.stringify(withRecord.map(({ change }) => change.record)), ...parameters.values],
+  );
+  result.rows.forEach((row, position) => {
+    const index = withRecord[position]!.index;
+    filters.forEach((filter, k) => {
+      matches.get(filter.key)![index] = row[`${FLAG}${k}`] === true;
+      delete row[`${FLAG}${k}`];
+    });
+    rows[index] = row;
+  });
+  return { rows, matches };
+}

@@ -1,0 +1,242 @@
+import type pg from 'pg';
+import type { SchemaCache } from '../db/schemaCache.js';
+import type { TableSchema } from '../db/schema.js';
+import { ApiError, forbidden, notFound, tokenExpired } from '../errors.js';
+import { authorize } from '../policies/authorize.js';
+import type { Caller } from '../policies/caller.js';
+import { convert, type FilterSet } from './convert.js';
+import { ChangeLog, eventIdOf, READ_LIMIT, type Change, type Place } from './log.js';
+
+/**
+ * One per process: reads the change log once for all of its subscribers (every 50 ms while it has any), converts each
+ * table's changes once, and delivers each change to the subscribers its policy, scope and filters let see it.
+ */
+
+export const POLL_MS = 50;
+const HEARTBEAT_MS = 25_000;
+/** Changes are kept at least this long for resumes (API.md says 10 minutes). */
+export const RETENTION_MS = 15 * 60_000;
+const TRIM_EVERY_MS = 60_000;
+
+/** Where a subscriber's events go (realtime/stream.ts); `send` is false once it overflowed and was closed. */
+export interface EventSink {
+  send(text: string): boolean;
+  end(error?: ApiError): void;
+}
+
+export interface Subscription {
+  caller: Caller;
+  /** Who counts against the per-caller limit: the user, or anon by address. */
+  identity: string;
+  surface: 'api' | 'admin';
+  tables: readonly string[];
+  /** Filters of a one-table subscription (a list's conditions); none for several tables. */
+  filter: FilterSet | null;
+  /** The columns each record carries; null: all. */
+  columns: readonly string[] | null;
+  /** Resume after this place (Last-Event-ID); null: from now. */
+  after: Place | null;
+  sink: EventSink;
+  /** When the credentials stop being valid (ms); the stream then ends with the 401. */
+  expiresAt?: number;
+}
+
+export interface HubDeps {
+  pool: pg.Pool;
+  cache: SchemaCache;
+  /** A key caller checked again after the schema version moved (a revocation moves it). */
+  confirmCaller(caller: Caller): Promise<Caller>;
+  onError?: (error: unknown) => void;
+}
+
+const eventText = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const EVENT_NAMES = { i: 'insert', u: 'update', d: 'delete' } as const;
+
+export class Hub {
+  private readonly log: ChangeLog;
+  private readonly live = new Set<Subscription>();
+  private readonly joining: Subscription[] = [];
+  private horizon: bigint | null = null;
+  /** The last place delivered, so a read that restarts inside a transaction skips what went out. */
+  private last: Place | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private lastTrim = 0;
+  private checkedVersion = -1;
+  private closed = false;
+  private readonly expiry = new Map<Subscription, NodeJS.Timeout>();
+  private readonly ended = new WeakSet<Subscription>();
+
+  constructor(private readonly deps: HubDeps) {
+    this.log = new ChangeLog(deps.pool);
+  }
+
+  get size(): number {
+    return this.live.size + this.joining.length;
+  }
+
+  subscribers(): Iterable<Subscription> {
+    return [...this.live, ...this.joining];
+  }
+
+  add(subscription: Subscription): void {
+    if (this.closed) {
+      subscription.sink.end(new ApiError('UNAVAILABLE', 'The server is shutting down; reconnect'));
+      return;
+    }
+    this.joining.push(subscription);
+    if (subscription.expiresAt !== undefined) {
+      const timer = setTimeout(() => this.drop(subscription, tokenExpired()), Math.max(0, subscription.expiresAt - Date.now()));
+      timer.unref();
+      this.expiry.set(subscription, timer);
+    }
+    this.schedule(0);
+    this.heartbeat ??= setInterval(() => {
+      for (const subscriber of this.subscribers()) if (!subscriber.sink.send(': ping\n\n')) this.drop(subscriber);
+    }, HEARTBEAT_MS).unref();
+  }
+
+  /** Ends a subscription (with an error event when given) and forgets it. */
+  drop(subscription: Subscription, error?: ApiError): void {
+    if (this.ended.has(subscription)) return;
+    this.ended.add(subscription);
+    this.live.delete(subscription);
+    const at = this.joining.indexOf(subscription);
+    if (at >= 0) this.joining.splice(at, 1);
+    clearTimeout(this.expiry.get(subscription));
+    this.expiry.delete(subscription);
+    subscription.sink.end(error);
+    if (this.size === 0) this.idle();
+  }
+
+  /** Graceful shutdown: every stream ends now, so its client resumes on another process. */
+  close(): void {
+    this.closed = true;
+    for (const subscriber of [...this.subscribers()]) this.drop(subscriber);
+    this.idle();
+  }
+
+  private idle(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
+    this.timer = undefined;
+    this.heartbeat = undefined;
+    // With nobody listening nothing is read; the next subscriber starts from then.
+    this.horizon = null;
+    this.last = null;
+  }
+
+  private schedule(delay: number): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.tick()
+        .catch((error: unknown) => this.deps.onError?.(error))
+        .finally(() => {
+          this.timer = undefined;
+          if (this.size > 0) this.schedule(POLL_MS);
+        });
+    }, delay);
+  }
+
+  private async tick(): Promise<void> {
+    this.horizon ??= await this.log.horizon();
+    if (this.deps.cache.version !== this.checkedVersion) await this.recheck();
+    while (this.joining.length > 0) await this.join(this.joining.shift()!);
+    if (this.live.size === 0) return;
+    const tables = [...new Set([...this.live].flatMap((subscriber) => subscriber.tables))];
+    const { changes, next } = await this.log.read(this.horizon, tables);
+    const fresh = this.last ? changes.filter((change) => change.xid > this.last!.xid || (change.xid === this.last!.xid && change.id > this.last!.id)) : changes;
+    await this.deliver(fresh, [...this.live]);
+    if (changes.length > 0) this.last = changes[changes.length - 1]!;
+    this.horizon = next;
+    if (Date.now() - this.lastTrim > TRIM_EVERY_MS) {
+      this.lastTrim = Date.now();
+      await this.log.trim(RETENTION_MS);
+    }
+  }
+
+  /** A resumed subscriber first gets what it missed, up to where the live ones are; then it is one of them. */
+  private async join(subscription: Subscription): Promise<void> {
+    if (subscription.after) {
+      if (await this.log.trimmedPast(subscription.after)) {
+        subscription.sink.send(`event: reset\ndata: ${JSON.stringify({ reason: 'The changes after this event id are no longer kept: list again, then subscribe' })}\n\n`);
+      } else {
+        for (let after = subscription.after; ; ) {
+          const missed = await this.log.since(after, this.horizon!, subscription.tables);
+          await this.deliver(missed, [subscription]);
+          if (missed.length < READ_LIMIT || this.ended.has(subscription)) break;
+          after = missed[missed.length - 1]!;
+        }
+      }
+    }
+    if (!this.ended.has(subscription)) this.live.add(subscription);
+  }
+
+  /** After a schema change: policies and key revocations apply to open streams at once. */
+  private async recheck(): Promise<void> {
+    this.checkedVersion = this.deps.cache.version;
+    for (const subscriber of [...this.subscribers()]) {
+      try {
+        subscriber.caller = await this.deps.confirmCaller(subscriber.caller);
+        for (const name of subscriber.tables) this.access(subscriber, this.deps.cache.served(name), name);
+      } catch (error) {
+        this.drop(subscriber, error instanceof ApiError ? error : undefined);
+      }
+    }
+  }
+
+  /** Whether the subscriber may read the table now, and the owner scope it reads under; throws the refusal. */
+  private access(subscriber: Subscription, table: TableSchema | undefined, name: string): { ownerColumn: string; userId: string } | null {
+    if (!table) throw notFound(`No table ${name}`);
+    if (subscriber.surface === 'admin') return null;
+    const decision = authorize(table.effectivePolicy, subscriber.caller, 'read');
+    if (!decision.allowed) {
+      throw forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to read it`, { table: table.name, policy: table.effectivePolicy, operation: 'read' });
+    }
+    return decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
+  }
+
+  private async deliver(changes: readonly Change[], subscribers: readonly Subscription[]): Promise<void> {
+    if (changes.length === 0) return;
+    const byTable = new Map<string, number[]>();
+    changes.forEach((change, index) => byTable.set(change.table, [...(byTable.get(change.table) ?? []), index]));
+    const rows: Array<Record<string, unknown> | null> = changes.map(() => null);
+    const matches = new Map<string, Map<number, boolean>>();
+    for (const [table, indexes] of byTable) {
+      const filters = new Map<string, FilterSet>();
+      for (const subscriber of subscribers) if (subscriber.filter && subscriber.tables.includes(table)) filters.set(subscriber.filter.key, subscriber.filter);
+      const converted = await convert(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
+      indexes.forEach((index, position) => (rows[index] = converted.rows[position] ?? null));
+      for (const [key, verdicts] of converted.matches) {
+        const into = matches.get(key) ?? new Map<number, boolean>();
+        indexes.forEach((index, position) => into.set(index, verdicts[position]!));
+        matches.set(key, into);
+      }
+    }
+    for (const subscriber of subscribers) {
+      let scopes: Map<string, { ownerColumn: string; userId: string } | null>;
+      try {
+        scopes = new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name)]));
+      } catch (error) {
+        this.drop(subscriber, error instanceof ApiError ? error : undefined);
+        continue;
+      }
+      changes.forEach((change, index) => {
+        if (!scopes.has(change.table)) return;
+        const text = this.eventFor(subscriber, change, rows[index] ?? null, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index));
+        if (text !== null && !subscriber.sink.send(text)) this.drop(subscriber);
+      });
+    }
+  }
+
+  private eventFor(subscriber: Subscription, change: Change, row: Record<string, unknown> | null, scope: { ownerColumn: string; userId: string } | null, matched: boolean | undefined): string | null {
+    const id = eventIdOf(change);
+    if (change.op === 't') return eventText(id, 'reset', { table: change.table });
+    if (!row) return null;
+    if (scope && String(row[scope.ownerColumn]) !== scope.userId) return null;
+    if (subscriber.filter && matched !== true) return null;
+    if (change.op === 'd') return eventText(id, 'delete', { table: change.table, record: { id: row.id } });
+    const record = subscriber.columns ? Object.fromEntries(subscriber.columns.map((column) => [column, row[column]])) : row;
+    return eventText(id, EVENT_NAMES[change.op], { table: change.table, record });
+  }
+}

@@ -1,0 +1,115 @@
+import type pg from 'pg';
+
+/**
+ * Reading the change log (`_basalt_changes`, migration `changes`) in commit-safe windows.
+ *
+ * A change's place is (xid, id): its writing transaction and its row. A window is read up to the oldest transaction
+ * still running (`pg_snapshot_xmin` of the reading statement's own snapshot): every transaction below it has ended, so
+ * its changes are all visible and none can appear later behind the reader. Every process therefore reads the same
+ * changes in the same order, and a place is a resume point valid on any process.
+ */
+
+export type ChangeOp = 'i' | 'u' | 'd' | 't';
+
+export interface Change {
+  xid: bigint;
+  id: number;
+  table: string;
+  op: ChangeOp;
+  /** The row as written (insert, update) or as it was (delete); null for a truncate. */
+  record: Record<string, unknown> | null;
+}
+
+export interface Place {
+  xid: bigint;
+  id: number;
+}
+
+/** The event id of a change: opaque to clients, the same on every process. */
+export function eventIdOf(place: Place): string {
+  return `${place.xid.toString(36)}.${place.id.toString(36)}`;
+}
+
+/** A `Last-Event-ID` back to its place; null when it is not one of ours. */
+export function placeOf(eventId: string): Place | null {
+  const match = /^([0-9a-z]{1,13})\.([0-9a-z]{1,11})$/.exec(eventId);
+  if (!match) return null;
+  const id = parseInt(match[2]!, 36);
+  if (!Number.isSafeInteger(id)) return null;
+  let xid = 0n;
+  for (const digit of match[1]!) xid = xid * 36n + BigInt(parseInt(digit, 36));
+  return { xid, id };
+}
+
+interface ChangeRow {
+  xid: string;
+  id: number;
+  table_name: string;
+  op: ChangeOp;
+  record: Record<string, unknown> | null;
+}
+
+const fromRow = (row: ChangeRow): Change => ({ xid: BigInt(row.xid), id: row.id, table: row.table_name, op: row.op, record: row.record });
+
+/** At most this many changes per read; the rest come with the next one. */
+export const READ_LIMIT = 5_000;
+
+export class ChangeLog {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** Where reading starts for a process that has read nothing yet: everything before now is history. */
+  async horizon(): Promise<bigint> {
+    const result = await this.pool.query<{ xmin: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
+    return BigInt(result.rows[0]!.xmin);
+  }
+
+  /**
+   * The changes after `after` (or from transaction `from` on) below the current horizon, in order, and the horizon
+   * reached: all of it when fewer than READ_LIMIT, else up to the last change returned.
+   */
+  async read(from: bigint, tables: readonly string[] | null): Promise<{ changes: Change[]; next: bigint }> {
+    const result = await this.pool.query<ChangeRow & { xmin: string }>(
+      `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+       SELECT c.xid::text AS xid, c.id, c.table_name, c.op, c.record, s.xmin::text AS xmin
+         FROM s LEFT JOIN LATERAL (
+           SELECT * FROM _basalt_changes
+            WHERE xid >= $1::text::xid8 AND xid < s.xmin AND ($2::text[] IS NULL OR table_name = ANY($2::text[]))
+            ORDER BY xid, id LIMIT ${READ_LIMIT}
+         ) c ON true`,
+      [from.toString(), tables],
+    );
+    const xmin = BigInt(result.rows[0]!.xmin);
+    const changes = result.rows.filter((row) => row.id !== null).map(fromRow);
+    // A full read may stop inside a transaction's changes: the next read starts at that transaction again, and the
+    // caller skips what it delivered (by place).
+    const next = changes.length >= READ_LIMIT ? changes[changes.length - 1]!.xid : xmin;
+    return { changes, next };
+  }
+
+  /** The changes of `tables` strictly after `place` and below `before`, in order: a resumed stream's catch-up. */
+  async since(place: Place, before: bigint, tables: readonly string[]): Promise<Change[]> {
+    const result = await this.pool.query<ChangeRow>(
+      `SELECT xid::text AS xid, id, table_name, op, record FROM _basalt_changes
+        WHERE (xid, id) > ($1::text::xid8, $2::bigint) AND xid < $3::text::xid8 AND table_name = ANY($4::text[])
+        ORDER BY xid, id LIMIT ${READ_LIMIT}`,
+      [place.xid.toString(), place.id, before.toString(), tables],
+    );
+    return result.rows.map(fromRow);
+  }
+
+  /** Whether changes after `place` may have been deleted already (then the client must start over). */
+  async trimmedPast(place: Place): Promise<boolean> {
+    const result = await this.pool.query<{ xid: string }>('SELECT xid::text AS xid FROM _basalt_changes_trimmed');
+    // The changes of one transaction go together (they share its `at`): a place inside the last one deleted is gone too.
+    return place.xid <= BigInt(result.rows[0]?.xid ?? '0');
+  }
+
+  /** Deletes changes older than `retentionMs`, remembering up to which transaction. */
+  async trim(retentionMs: number): Promise<void> {
+    await this.pool.query(
+      `WITH gone AS (DELETE FROM _basalt_changes WHERE at < now() - make_interval(secs => $1::double precision) RETURNING xid)
+       UPDATE _basalt_changes_trimmed SET xid = greatest(xid, (SELECT xid FROM gone ORDER BY xid DESC LIMIT 1)) WHERE EXISTS (SELECT 1 FROM gone)`,
+      [retentionMs / 1000],
+    );
+  }
+}
