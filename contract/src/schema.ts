@@ -103,6 +103,8 @@ export interface TableInfo {
   rowCount: RowCount;
   columns: ColumnInfo[];
   indexes: IndexInfo[];
+  /** Whether its changes are captured for realtime streams, and why not when they cannot be. */
+  realtime: { captured: boolean; problem?: string };
 }
 
 /** A column as the admin API takes it when creating a table or adding a column. */

@@ -137,7 +137,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
           return column ? `${table}.${column.name}` : undefined;
         },
       },
-      tables: new TableAdmin(knex, cache),
+      tables: new TableAdmin(knex, cache, (table) => capture.problem(table)),
       signupEnabled: options.signupEnabled,
       async close() {
         hub.close();

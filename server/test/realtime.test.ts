@@ -72,6 +72,22 @@ describe('delivery across processes', () => {
     expect(events.map((event) => (event.data as { record: { headline: string } }).record.headline)).toEqual(['from psql', 'also from psql', 'bulk 1', 'bulk 2']);
   });
 
+  it('covers a table made with psql as soon as the schema cache sees it, and says so in its description', async () => {
+    await a.services.knex.raw(`CREATE TABLE from_psql (id text PRIMARY KEY DEFAULT md5(random()::text), label text)`);
+    await a.services.knex.raw(`NOTIFY basalt, 'reload schema'`);
+    const started = Date.now();
+    let described = await a.request().get('/admin/tables/from_psql').set(owner.auth);
+    while (described.body.data?.realtime?.captured !== true && Date.now() - started < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      described = await a.request().get('/admin/tables/from_psql').set(owner.auth);
+    }
+    expect(described.body.data.realtime).toEqual({ captured: true });
+    const watcher = await stream(b, '/realtime/from_psql', owner.auth);
+    await a.services.knex.raw(`INSERT INTO from_psql (label) VALUES ('made in psql')`);
+    const [event] = await watcher.waitFor(1);
+    expect(event!.data).toMatchObject({ table: 'from_psql', record: { label: 'made in psql' } });
+  });
+
   it('applies the list filters and select: a row that stops matching sends nothing', async () => {
     const open = await stream(b, '/realtime/todos?done=false&select=id,title', alice.auth);
     const first = (await write(a, alice, '/api/todos', { title: 'open one' })).body.data as { id: string };

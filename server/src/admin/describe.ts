@@ -81,7 +81,7 @@ export async function countRows(knex: Knex, names: string[]): Promise<Map<string
   return counts;
 }
 
-export function describeTable(table: TableSchema, rowCount: { value: number; exact: boolean }, indexes: IndexInfo[]): TableInfo {
+export function describeTable(table: TableSchema, rowCount: { value: number; exact: boolean }, indexes: IndexInfo[], captureProblem?: string): TableInfo {
   return {
     name: table.name,
     policy: table.policy,
@@ -90,11 +90,12 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
     rowCount,
     columns: table.columnList.map(describeColumn),
     indexes: indexes.map(({ name, columns, unique, kind }) => ({ name, columns, unique, kind })),
+    realtime: { captured: table.captured, ...(captureProblem && !table.captured ? { problem: captureProblem } : {}) },
   };
 }
 
-export async function describeTables(knex: Knex, tables: TableSchema[]): Promise<TableInfo[]> {
+export async function describeTables(knex: Knex, tables: TableSchema[], captureProblem: (table: string) => string | undefined = () => undefined): Promise<TableInfo[]> {
   const names = tables.map((table) => table.name);
   const [counts, indexes] = await Promise.all([countRows(knex, names), listIndexes(knex, names)]);
-  return tables.map((table) => describeTable(table, counts.get(table.name) ?? { value: 0, exact: true }, indexes.get(table.name) ?? []));
+  return tables.map((table) => describeTable(table, counts.get(table.name) ?? { value: 0, exact: true }, indexes.get(table.name) ?? [], captureProblem(table.name)));
 }

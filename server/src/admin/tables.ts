@@ -71,6 +71,8 @@ export class TableAdmin {
   constructor(
     private readonly knex: Knex,
     private readonly cache: SchemaCache,
+    /** Why a table's changes cannot be captured for realtime (realtime/capture.ts), shown in its description. */
+    private readonly captureProblem: (table: string) => string | undefined = () => undefined,
   ) {}
 
   /** A table the owner may administer: reserved names are 400, unknown ones 404. */
@@ -79,11 +81,11 @@ export class TableAdmin {
   }
 
   list(): Promise<TableInfo[]> {
-    return describeTables(this.knex, this.cache.servedTables());
+    return describeTables(this.knex, this.cache.servedTables(), this.captureProblem);
   }
 
   async describe(name: string): Promise<TableInfo> {
-    const [info] = await describeTables(this.knex, [this.find(name)]);
+    const [info] = await describeTables(this.knex, [this.find(name)], this.captureProblem);
     return info!;
   }
 
