@@ -72,6 +72,13 @@ describe('delivery across processes', () => {
     expect(events.map((event) => (event.data as { record: { headline: string } }).record.headline)).toEqual(['from psql', 'also from psql', 'bulk 1', 'bulk 2']);
   });
 
+  it('captures a table made through the admin API from its first row', async () => {
+    await createTable(a, owner, { name: 'fresh_table', policy: 'public-read', columns: [{ name: 'label', type: 'text' }] });
+    await write(a, owner, '/api/fresh_table', { label: 'at once' });
+    const logged = await a.services.knex('_basalt_changes').where({ table_name: 'fresh_table' }).count({ n: '*' }).first();
+    expect(Number(logged?.n)).toBe(1);
+  });
+
   it('covers a table made with psql as soon as the schema cache sees it, and says so in its description', async () => {
     await a.services.knex.raw(`CREATE TABLE from_psql (id text PRIMARY KEY DEFAULT md5(random()::text), label text)`);
     await a.services.knex.raw(`NOTIFY basalt, 'reload schema'`);

@@ -15,6 +15,7 @@ import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
+import { captureTriggers } from '../realtime/capture.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
 
 /**
@@ -155,6 +156,8 @@ export class TableAdmin {
           for (const column of columns) if (column.isOwnerColumn) table.index([column.name], safeName(name, column.name, 'index'));
         });
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
+        // Captured for realtime from its first row (tables made with psql get the triggers when the cache sees them).
+        for (const statement of captureTriggers(name)) await trx.raw(statement);
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();

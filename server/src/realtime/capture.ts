@@ -11,7 +11,8 @@ import { notifySchemaChange } from '../db/notifications.js';
  * triggers and installs nothing, so there is no loop. A table whose owner is another role may refuse (42501): that
  * is remembered and shown in the table's description instead of retried on every load.
  */
-const TRIGGERS = (table: string) => {
+/** The statements that put the capture triggers on a table (the admin API runs them as it creates one). */
+export const captureTriggers = (table: string) => {
   const name = quote(table);
   return [
     `CREATE TRIGGER _basalt_capture_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
@@ -25,6 +26,8 @@ export class Capture {
   /** Tables that refused the triggers, with why (shown in their description). */
   private readonly refused = new Map<string, string>();
   private installing: Promise<void> | undefined;
+  /** Asked again while a run was under way: that run may have looked before the newest tables existed. */
+  private again = false;
 
   constructor(
     private readonly knex: Knex,
@@ -37,11 +40,18 @@ export class Capture {
     return this.refused.get(table);
   }
 
-  /** Installs what is missing; concurrent calls share one run. */
+  /** Installs what is missing; a call during a run gets one more run after it. */
   ensure(): Promise<void> {
-    this.installing ??= this.install()
-      .catch(this.onError)
-      .finally(() => (this.installing = undefined));
+    if (this.installing) {
+      this.again = true;
+      return this.installing;
+    }
+    this.installing = (async () => {
+      do {
+        this.again = false;
+        await this.install().catch(this.onError);
+      } while (this.again);
+    })().finally(() => (this.installing = undefined));
     return this.installing;
   }
 
@@ -58,7 +68,7 @@ export class Capture {
             [quote(table.name)],
           );
           if (present.rows.length > 0) return;
-          for (const statement of TRIGGERS(table.name)) await trx.raw(statement);
+          for (const statement of captureTriggers(table.name)) await trx.raw(statement);
           await notifySchemaChange(trx);
           installed = true;
         });
