@@ -3,6 +3,7 @@ import { testAdminUrl } from '../test-support/postgres.js';
 import { parseOptions, runBench } from './run.js';
 import { CONCURRENT, SERVERS } from './report.js';
 import { MAIN_SCENARIOS } from './queryScenarios.js';
+import { parseRealtimeOptions, runRealtimeBench } from './realtime.js';
 
 // The benchmark itself is not part of npm test; this smoke run of it is: one short round at a gentle rate, on the
 // test Postgres, checking that every scenario answers 2xx with the right shape on Basalt (1 and 2 workers) and on the
@@ -22,3 +23,11 @@ test('npm run bench -- --smoke passes on every server and scenario', async () =>
   expect(outcome.requestLogLines['basalt-1']).toBeGreaterThan(0);
   expect(outcome.requestLogLines['basalt-2']).toBeGreaterThan(0);
 }, 150_000);
+
+// RT1's smoke run: 20 streams on one process, 50 writes a second for 2 s; every delivery must arrive, once.
+test('npm run bench:realtime -- --smoke delivers every event once', async () => {
+  const outcome = await runRealtimeBench({ ...parseRealtimeOptions(['--smoke']), databaseUrl: testAdminUrl() });
+  expect(outcome.problems).toEqual([]);
+  expect(outcome.writes).toBeGreaterThan(50);
+  expect(outcome.delivered).toBe(outcome.expected);
+}, 60_000);
