@@ -192,6 +192,23 @@ describe('resuming', () => {
   });
 });
 
+describe('credentials and slow readers', () => {
+  it('ends a stream opened with an API key when the key is revoked through the other process', async () => {
+    const created = await a.request().post('/auth/keys').set(alice.auth).send({ name: 'live', access: 'read' });
+    const { id, key } = created.body.data as { id: string; key: string };
+    const open = await stream(b, '/realtime/todos', { Authorization: `Bearer ${key}` });
+    expect(open.status).toBe(200);
+    await write(a, alice, '/api/todos', { title: 'seen by the key' });
+    await open.waitFor(1);
+    expect((await a.request().delete(`/auth/keys/${id}`).set(alice.auth)).status).toBe(200);
+    await write(a, alice, '/api/todos', { title: 'after the revocation' });
+    await open.waitForEnd();
+    expect(open.events.at(-1)).toMatchObject({ event: 'error', data: { error: { code: 'UNAUTHORIZED' } } });
+    expect(open.events.filter((event) => event.event === 'insert')).toHaveLength(1);
+  });
+
+});
+
 describe('parameters and limits', () => {
   it.each([
     ['/realtime/todos?order=title.asc', 'order'],

@@ -5,7 +5,7 @@ import { ApiError, forbidden, notFound, tokenExpired } from '../errors.js';
 import { authorize } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
 import { convert, type FilterSet } from './convert.js';
-import { ChangeLog, eventIdOf, READ_LIMIT, type Change, type Place } from './log.js';
+import { ChangeLog, eventIdOf, isAfter, type Change, type Place } from './log.js';
 
 /**
  * One per process: reads the change log once for all of its subscribers (every 50 ms while it has any), converts each
@@ -145,7 +145,7 @@ export class Hub {
     if (this.live.size === 0) return;
     const tables = [...new Set([...this.live].flatMap((subscriber) => subscriber.tables))];
     const { changes, next } = await this.log.read(this.horizon, tables);
-    const fresh = this.last ? changes.filter((change) => change.xid > this.last!.xid || (change.xid === this.last!.xid && change.id > this.last!.id)) : changes;
+    const fresh = this.last ? changes.filter((change) => isAfter(change, this.last!)) : changes;
     await this.deliver(fresh, [...this.live]);
     if (changes.length > 0) this.last = changes[changes.length - 1]!;
     this.horizon = next;
@@ -164,7 +164,7 @@ export class Hub {
         for (let after = subscription.after; ; ) {
           const missed = await this.log.since(after, this.horizon!, subscription.tables);
           await this.deliver(missed, [subscription]);
-          if (missed.length < READ_LIMIT || this.ended.has(subscription)) break;
+          if (missed.length === 0 || this.ended.has(subscription)) break;
           after = missed[missed.length - 1]!;
         }
       }

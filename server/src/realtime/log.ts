@@ -14,6 +14,8 @@ export type ChangeOp = 'i' | 'u' | 'd' | 't';
 export interface Change {
   xid: bigint;
   id: number;
+  /** Its index among the rows of its statement (one log row per statement). */
+  n: number;
   table: string;
   op: ChangeOp;
   /** The row as written (insert, update) or as it was (delete); null for a truncate. */
@@ -23,22 +25,28 @@ export interface Change {
 export interface Place {
   xid: bigint;
   id: number;
+  n: number;
+}
+
+/** Whether `a` comes after `b` in the log's order. */
+export function isAfter(a: Place, b: Place): boolean {
+  return a.xid !== b.xid ? a.xid > b.xid : a.id !== b.id ? a.id > b.id : a.n > b.n;
 }
 
 /** The event id of a change: opaque to clients, the same on every process. */
 export function eventIdOf(place: Place): string {
-  return `${place.xid.toString(36)}.${place.id.toString(36)}`;
+  return `${place.xid.toString(36)}.${place.id.toString(36)}.${place.n.toString(36)}`;
 }
 
 /** A `Last-Event-ID` back to its place; null when it is not one of ours. */
 export function placeOf(eventId: string): Place | null {
-  const match = /^([0-9a-z]{1,13})\.([0-9a-z]{1,11})$/.exec(eventId);
+  const match = /^([0-9a-z]{1,13})\.([0-9a-z]{1,11})\.([0-9a-z]{1,4})$/.exec(eventId);
   if (!match) return null;
   const id = parseInt(match[2]!, 36);
   if (!Number.isSafeInteger(id)) return null;
   let xid = 0n;
   for (const digit of match[1]!) xid = xid * 36n + BigInt(parseInt(digit, 36));
-  return { xid, id };
+  return { xid, id, n: parseInt(match[3]!, 36) };
 }
 
 interface ChangeRow {
@@ -46,10 +54,16 @@ interface ChangeRow {
   id: number;
   table_name: string;
   op: ChangeOp;
-  record: Record<string, unknown> | null;
+  /** The statement's rows; null for a truncate. */
+  record: Array<Record<string, unknown>> | null;
 }
 
-const fromRow = (row: ChangeRow): Change => ({ xid: BigInt(row.xid), id: row.id, table: row.table_name, op: row.op, record: row.record });
+/** A log row (one statement) as its changes, one per row. */
+function changesOf(row: ChangeRow): Change[] {
+  const xid = BigInt(row.xid);
+  if (row.record === null) return [{ xid, id: row.id, n: 0, table: row.table_name, op: row.op, record: null }];
+  return row.record.map((record, n) => ({ xid, id: row.id, n, table: row.table_name, op: row.op, record }));
+}
 
 /** At most this many changes per read; the rest come with the next one. */
 export const READ_LIMIT = 5_000;
@@ -79,22 +93,22 @@ export class ChangeLog {
       [from.toString(), tables],
     );
     const xmin = BigInt(result.rows[0]!.xmin);
-    const changes = result.rows.filter((row) => row.id !== null).map(fromRow);
+    const rows = result.rows.filter((row) => row.id !== null);
     // A full read may stop inside a transaction's changes: the next read starts at that transaction again, and the
     // caller skips what it delivered (by place).
-    const next = changes.length >= READ_LIMIT ? changes[changes.length - 1]!.xid : xmin;
-    return { changes, next };
+    const next = rows.length >= READ_LIMIT ? BigInt(rows[rows.length - 1]!.xid) : xmin;
+    return { changes: rows.flatMap(changesOf), next };
   }
 
   /** The changes of `tables` strictly after `place` and below `before`, in order: a resumed stream's catch-up. */
   async since(place: Place, before: bigint, tables: readonly string[]): Promise<Change[]> {
     const result = await this.pool.query<ChangeRow>(
       `SELECT xid::text AS xid, id, table_name, op, record FROM _basalt_changes
-        WHERE (xid, id) > ($1::text::xid8, $2::bigint) AND xid < $3::text::xid8 AND table_name = ANY($4::text[])
+        WHERE (xid, id) >= ($1::text::xid8, $2::bigint) AND xid < $3::text::xid8 AND table_name = ANY($4::text[])
         ORDER BY xid, id LIMIT ${READ_LIMIT}`,
       [place.xid.toString(), place.id, before.toString(), tables],
     );
-    return result.rows.map(fromRow);
+    return result.rows.flatMap(changesOf).filter((change) => isAfter(change, place));
   }
 
   /** Whether changes after `place` may have been deleted already (then the client must start over). */
