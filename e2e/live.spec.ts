@@ -23,6 +23,8 @@ test('rows written by others appear in the grid and deleted rows go, with a live
   await page.getByLabel('Email').fill(OWNER_EMAIL);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // Signed in before leaving the page (a navigation would cut the sign-in request short).
+  await expect(page.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
   await page.goto(`${server.url}/console/tables/todos`);
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
   const grid = page.getByRole('table', { name: 'Records of todos' });

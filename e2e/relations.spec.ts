@@ -16,12 +16,8 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async ({ browser }) => {
   server = await startServer();
   owner = await signUp(server, OWNER_EMAIL);
-  const table = (body: object) => http(server, 'POST', '/admin/tables', { token: owner.accessToken, body });
-  expect((await table({ name: 'authors', policy: 'public-read', columns: [{ name: 'name', type: 'text' }] })).status).toBe(201);
-  expect((await table({ name: 'posts', policy: 'public-read', columns: [{ name: 'title', type: 'text' }] })).status).toBe(201);
-  for (const name of ['Ada Lovelace', 'Grace Hopper', 'Alan Turing']) {
-    expect((await http(server, 'POST', '/api/authors', { token: owner.accessToken, body: { id: name.split(' ')[0]!.toLowerCase(), name } })).status).toBe(201);
-  }
+  const body = { name: 'posts', policy: 'public-read', columns: [{ name: 'title', type: 'text' }] };
+  expect((await http(server, 'POST', '/admin/tables', { token: owner.accessToken, body })).status).toBe(201);
   page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${server.url}/console/`);
@@ -36,6 +32,22 @@ test.afterAll(async () => {
 });
 
 const addColumnForm = () => page.getByRole('form', { name: 'Add a column' });
+const columnGroup = (index: number) => page.getByRole('group', { name: `Column ${index}` });
+
+test('creates the referenced table in the form', async () => {
+  await page.getByRole('button', { name: 'New table' }).click();
+  await page.getByLabel('Table name').fill('authors');
+  await columnGroup(1).getByLabel('Name', { exact: true }).fill('name');
+  await page.getByLabel('Policy').selectOption('public-read');
+  await page.getByRole('button', { name: 'Create table' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'authors' })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'References to authors' })).toHaveCount(0);
+  await expect(page.getByText('No column of any table references authors.')).toBeVisible();
+  for (const name of ['Ada Lovelace', 'Grace Hopper', 'Alan Turing']) {
+    const body = { id: name.split(' ')[0]!.toLowerCase(), name };
+    expect((await http(server, 'POST', '/api/authors', { token: owner.accessToken, body })).status).toBe(201);
+  }
+});
 
 test('adds a reference column, picking the table and the on-delete rule', async () => {
   await page.goto(`${server.url}/console/tables/posts`);
@@ -70,8 +82,19 @@ test('picks the referenced row in the record form by searching its name, with th
   const form = page.getByRole('form', { name: 'New record in posts' });
   await form.getByLabel('title').fill('On computable numbers');
   const picker = form.getByRole('combobox', { name: 'author_id' });
+  const listbox = form.getByRole('listbox', { name: 'authors records' });
+  const options = listbox.getByRole('option');
+  // Every author has an "a": ordered by name; ArrowUp wraps to the last, Escape closes the list keeping the text.
+  await picker.fill('a');
+  await expect(options).toHaveText(['Ada Lovelace (ada)', 'Alan Turing (alan)', 'Grace Hopper (grace)']);
+  await expect(options.and(page.locator('[aria-selected="true"]'))).toHaveCount(0);
+  await picker.press('ArrowUp');
+  await expect(options.nth(2)).toHaveAttribute('aria-selected', 'true');
+  await expect(picker).toHaveAttribute('aria-activedescendant', (await options.nth(2).getAttribute('id'))!);
+  await picker.press('Escape');
+  await expect(listbox).toBeHidden();
+  await expect(picker).toHaveValue('a');
   await picker.fill('tur');
-  const options = form.getByRole('listbox', { name: 'authors records' }).getByRole('option');
   await expect(options).toHaveCount(1);
   await expect(options.first()).toHaveText('Alan Turing (alan)');
   await picker.press('ArrowDown');
@@ -114,4 +137,29 @@ test('deleting a referenced row says which column still references it', async ()
   await expect(page.getByRole('dialog')).toContainText('still referenced from posts.author_id');
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
   expect((await http(server, 'GET', '/api/authors/alan', { token: owner.accessToken })).status).toBe(200);
+});
+
+test('a new table references another and itself, picked in the create form', async () => {
+  await page.goto(`${server.url}/console/`);
+  await page.getByRole('button', { name: 'New table' }).click();
+  // The self reference is picked before the table has its name, and follows the name typed afterwards.
+  await columnGroup(1).getByLabel('Name', { exact: true }).fill('parent_id');
+  await columnGroup(1).getByLabel('References').selectOption({ label: 'this table' });
+  await columnGroup(1).getByLabel('On delete').selectOption('cascade');
+  await page.getByRole('button', { name: 'Add a column' }).click();
+  await columnGroup(2).getByLabel('Name', { exact: true }).fill('post_id');
+  await columnGroup(2).getByLabel('References').selectOption('posts');
+  await expect(columnGroup(2).getByLabel('Type')).toBeDisabled();
+  await expect(columnGroup(2).getByLabel('On delete')).toHaveValue('restrict');
+  await page.getByLabel('Table name').fill('comments');
+  await expect(columnGroup(1).getByLabel('References').locator('option:checked')).toHaveText('comments (this table)');
+  await page.getByRole('button', { name: 'Create table' }).click();
+
+  await expect(page.getByRole('heading', { level: 1, name: 'comments' })).toBeVisible();
+  const columns = page.getByRole('table', { name: 'Columns of comments' });
+  await expect(columns.getByRole('row', { name: /parent_id/ })).toContainText('→ comments, on delete cascade');
+  await expect(columns.getByRole('row', { name: /post_id/ })).toContainText('→ posts, on delete restrict');
+  await expect(page.getByRole('list', { name: 'References to comments' })).toContainText('comments.parent_id');
+  await columns.getByRole('row', { name: /post_id/ }).getByRole('link', { name: 'posts' }).click();
+  await expect(page.getByRole('list', { name: 'References to posts' })).toContainText('comments.post_id');
 });

@@ -135,6 +135,8 @@ export class Channel {
           if (event.event === 'error') {
             const error = errorFromResponse(ERROR_STATUS[data.error?.code as ErrorCode] ?? 500, data);
             if (error.details?.reason === TOKEN_EXPIRED_REASON && (await this.credentials.refresh(token))) break;
+            // A process shutting down (503): reconnect, most likely to another one.
+            if (error.status >= 500) throw error;
             return this.fail(error);
           }
           if (event.id) this.lastEventId = event.id;

@@ -1,5 +1,6 @@
 import { isApiError, isNetworkError } from '@basalt/client';
 import { API_URL } from './api';
+import { conflictMessage } from './conflicts';
 import { waitText } from './waitText';
 
 /** One sentence a person can act on, for any failure the client can throw. */
@@ -12,6 +13,8 @@ export function describeError(error: unknown): string {
       // The request id is what an operator needs to find the failure in the server's log.
       return `The server failed to answer${error.requestId ? ` (request ${error.requestId})` : ''}.`;
     }
+    // A 409 reference conflict names the column still pointing at the row (or table) being deleted.
+    if (error.code === 'CONFLICT') return conflictMessage(error.message, error.details);
     return error.message;
   }
   return error instanceof Error ? error.message : String(error);

@@ -71,6 +71,11 @@ export class Hub {
     this.log = new ChangeLog(deps.pool);
   }
 
+  /** Shut down: new streams are refused (503) so their clients retry on another process. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   get size(): number {
     return this.live.size + this.joining.length;
   }

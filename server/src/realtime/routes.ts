@@ -95,6 +95,7 @@ export function streamHandler(deps: RealtimeDeps, surface: 'api' | 'admin', tabl
     const shape = await answerFresh(deps.cache, async () => (name === null ? severalTables(deps, caller, query) : oneTable(deps, caller, name, query, queryBytesOf(req.url), surface)));
     const after = resumePlace(req);
     const identity = identityOf(caller, req);
+    if (deps.hub.isClosed) throw new ApiError('UNAVAILABLE', 'This server process is shutting down; reconnect');
     if (deps.hub.size >= deps.maxStreams) throw new ApiError('RATE_LIMITED', 'This server process has as many open streams as it takes; try again shortly', { limit: 'realtimeStreams', retryAfter: 5 });
     const mine = [...deps.hub.subscribers()].filter((subscriber) => subscriber.identity === identity).length;
     if (mine >= deps.streamsPerCaller) {

@@ -86,7 +86,7 @@ export function ColumnFields({ draft, errors, onChange, references }: ColumnFiel
             <option value="">nothing</option>
             {references.map((choice) => (
               <option key={choice.name} value={choice.name}>
-                {choice.name}
+                {choice.label}
               </option>
             ))}
           </select>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCreateTable, defaultPolicy, newColumnDraft, parseDefault, referenceChoices, type ColumnDraft } from './validation';
+import { SELF_REFERENCE, checkColumn, checkCreateTable, defaultPolicy, newColumnDraft, parseDefault, referenceChoices, type ColumnDraft } from './validation';
 
 /**
  * The console checks a new table before sending it so that a typo is pointed at without a round trip; the server
@@ -144,16 +144,24 @@ describe('reference columns', () => {
     expect(verdict('posts', [column(partial)])).toBe(expected);
   });
 
-  it('offer every table with its id type, and a table being created as itself', () => {
+  it('offer every table with its id type, and a table being created as itself, last', () => {
     const tables = [
       { name: 'people', columns: [{ name: 'id', type: 'integer' as const }] },
       { name: 'authors', columns: [{ name: 'id', type: 'text' as const }, { name: 'name', type: 'text' as const }] },
     ];
-    expect(referenceChoices(tables, 'posts')).toEqual([
-      { name: 'authors', idType: 'text' },
-      { name: 'people', idType: 'integer' },
-      { name: 'posts', idType: 'text' },
+    expect(referenceChoices(tables, { name: 'posts' })).toEqual([
+      { name: 'authors', label: 'authors', idType: 'text' },
+      { name: 'people', label: 'people', idType: 'integer' },
+      { name: SELF_REFERENCE, label: 'posts (this table)', idType: 'text' },
     ]);
-    expect(referenceChoices(tables, 'authors')).toHaveLength(2);
+    expect(referenceChoices(tables, { name: '' }).at(-1)).toEqual({ name: SELF_REFERENCE, label: 'this table', idType: 'text' });
+    // Adding a column to an existing table: it is among the served tables already.
+    expect(referenceChoices(tables).map((choice) => choice.name)).toEqual(['authors', 'people']);
+  });
+
+  it('send a self reference as the table’s name, whatever it was when the reference was picked', () => {
+    const draft = column({ name: 'parent_id', referencesTable: SELF_REFERENCE, onDelete: 'cascade' });
+    expect(checkCreateTable(' comments ', [draft], '').input?.columns[0]?.references).toEqual({ table: 'comments', onDelete: 'cascade' });
+    expect(checkColumn(draft, new Set(), 'threads').definition?.references).toEqual({ table: 'threads', onDelete: 'cascade' });
   });
 });

@@ -31,7 +31,7 @@ export interface ColumnDraft {
   nullable: boolean;
   unique: boolean;
   defaultText: string;
-  /** The table whose `id` this column holds; empty: not a reference. */
+  /** The table whose `id` this column holds (SELF_REFERENCE: the table being created); empty: not a reference. */
   referencesTable: string;
   onDelete: OnDelete;
 }
@@ -43,17 +43,32 @@ export function newColumnDraft(partial: Partial<Omit<ColumnDraft, 'key'>> = {}):
   return { key: nextKey++, name: '', type: 'text', nullable: true, unique: false, defaultText: '', referencesTable: '', onDelete: 'restrict', ...partial };
 }
 
-/** A table a new column may reference, and the type of its `id` (what the column's type must be). */
+/**
+ * The choice of "the table being created" in its own form: a self reference that follows the name as it is typed
+ * (or retyped), and only becomes that name when the definition is sent. No table name can be spelled so.
+ */
+export const SELF_REFERENCE = ':this-table';
+
+/** A table a new column may reference (`name` is what the form keeps), and the type of its `id` (the column's type). */
 export interface ReferenceChoice {
   name: string;
+  label: string;
   idType: ColumnType;
 }
 
-/** Every served table, by name, with its id's type; `self` (a table being created) references itself as text. */
-export function referenceChoices(tables: readonly { name: string; columns: readonly { name: string; type: ColumnType }[] }[], self?: string): ReferenceChoice[] {
-  const choices = tables.map((table) => ({ name: table.name, idType: table.columns.find((column) => column.name === 'id')?.type ?? 'text' }));
-  if (self && !choices.some((choice) => choice.name === self)) choices.push({ name: self, idType: 'text' });
-  return choices.sort((a, b) => a.name.localeCompare(b.name));
+/**
+ * Every served table, by name, with its id's type; a table being created (`creating`, its name as typed so far)
+ * offers itself last, as a self reference with a text id.
+ */
+export function referenceChoices(
+  tables: readonly { name: string; columns: readonly { name: string; type: ColumnType }[] }[],
+  creating?: { name: string },
+): ReferenceChoice[] {
+  const choices = tables
+    .map((table) => ({ name: table.name, label: table.name, idType: table.columns.find((column) => column.name === 'id')?.type ?? 'text' }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  if (creating) choices.push({ name: SELF_REFERENCE, label: creating.name ? `${creating.name} (this table)` : 'this table', idType: 'text' });
+  return choices;
 }
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -91,8 +106,11 @@ export function checkTableName(name: string): string | undefined {
   return TABLE_NAME_PATTERN.test(name) ? `${name} is a reserved table name.` : 'Use lower-case letters, digits and _, starting with a letter (at most 63).';
 }
 
-/** Checks one column; `taken` holds the names already used (other rows, or the table's existing columns). */
-export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>): {
+/**
+ * Checks one column; `taken` holds the names already used (other rows, or the table's existing columns), `self` the
+ * name of the table being created (what a self reference stands for).
+ */
+export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>, self?: string): {
   errors: Partial<Record<ColumnField, string>>;
   definition: ColumnDefinition | undefined;
 } {
@@ -118,7 +136,9 @@ export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>): {
   if (Object.keys(errors).length > 0) return { errors, definition: undefined };
   const definition: ColumnDefinition = { name, type: draft.type, nullable: draft.nullable, unique: draft.unique };
   if (defaultValue !== undefined) definition.default = defaultValue;
-  if (draft.referencesTable) definition.references = { table: draft.referencesTable, onDelete: draft.onDelete };
+  if (draft.referencesTable) {
+    definition.references = { table: draft.referencesTable === SELF_REFERENCE ? (self ?? '') : draft.referencesTable, onDelete: draft.onDelete };
+  }
   return { errors, definition };
 }
 
@@ -138,7 +158,7 @@ export function checkCreateTable(name: string, drafts: readonly ColumnDraft[], p
   const taken = new Set<string>();
   const columns: ColumnDefinition[] = [];
   drafts.forEach((draft, index) => {
-    const checked = checkColumn(draft, taken);
+    const checked = checkColumn(draft, taken, name.trim());
     for (const [field, message] of Object.entries(checked.errors)) errors[`columns.${index}.${field}`] = message;
     if (checked.definition) columns.push(checked.definition);
     taken.add(draft.name.trim());

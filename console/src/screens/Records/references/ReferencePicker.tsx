@@ -4,7 +4,7 @@ import type { ColumnInfo } from '@basalt/contract';
 import type { UntypedRow } from '@basalt/client';
 import { client } from '../../../api';
 import { useTables } from '../../../queries';
-import { labelColumnOf } from './labels';
+import { couldBeId, labelColumnOf, pickerOptions } from './labels';
 
 const OPTIONS = 10;
 const SEARCH_DELAY_MS = 200;
@@ -25,10 +25,16 @@ interface ReferencePickerProps {
  */
 export function ReferencePicker({ column, value, control, placeholder, autoFocus, onChange }: ReferencePickerProps) {
   const listId = useId();
-  const target = useTables().data?.find((table) => table.name === column.references.table);
+  const table = column.references.table;
+  const target = useTables().data?.find((candidate) => candidate.name === table);
   const label = target ? labelColumnOf(target) : 'id';
+  const idType = target?.columns.find((candidate) => candidate.name === 'id')?.type ?? 'text';
+  // What the search matches: the label column, else a text id itself; an integer id is only looked up whole.
+  const searched = label !== 'id' ? label : idType === 'text' ? 'id' : undefined;
+  const select = [...new Set(['id', label])];
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
+  // No option is active until the arrows pick one: Enter on what was typed keeps it (an id typed in full).
+  const [active, setActive] = useState(-1);
   const [term, setTerm] = useState(value);
   useEffect(() => {
     const timer = setTimeout(() => setTerm(value), SEARCH_DELAY_MS);
@@ -36,47 +42,54 @@ export function ReferencePicker({ column, value, control, placeholder, autoFocus
   }, [value]);
 
   const search = useQuery({
-    queryKey: ['reference-pick', column.references.table, label, term],
+    queryKey: ['reference-pick', table, searched, term],
     queryFn: () =>
-      client.admin.records(column.references.table, {
-        filter: label === 'id' ? (term ? { id: { eq: term } } : {}) : term ? { [label]: { ilike: `*${term}*` } } : {},
-        select: [...new Set(['id', label])],
-        order: label === 'id' ? 'id.asc' : `${label}.asc`,
+      client.admin.records(table, {
+        filter: term && searched ? { [searched]: { ilike: `*${term}*` } } : {},
+        select,
+        order: `${searched ?? 'id'}.asc`,
         limit: OPTIONS,
         count: 'none',
       }),
-    enabled: target !== undefined,
+    enabled: target !== undefined && (term === '' || searched !== undefined),
     placeholderData: keepPreviousData,
   });
-  // The row the value names, when the search found it (the picked one, or an id typed in full).
-  const chosen = useQuery({
-    queryKey: ['reference-pick', column.references.table, label, 'id', value],
-    queryFn: () => client.admin.records(column.references.table, { filter: { id: { eq: value } }, select: [...new Set(['id', label])], limit: 1, count: 'none' }),
-    enabled: target !== undefined && value !== '',
+  // The row whose id is the term: offered first, and named under the field once picked (or typed in full).
+  const byId = useQuery({
+    queryKey: ['reference-pick', table, 'id', label, term],
+    queryFn: () => client.admin.records(table, { filter: { id: { eq: term } }, select, limit: 1, count: 'none' }),
+    enabled: target !== undefined && couldBeId(term, idType),
   });
-  const options: UntypedRow[] = search.data?.data ?? [];
-  const chosenLabel = chosen.data?.data[0]?.[label];
+  const idMatch = byId.data?.data[0];
+  const options: UntypedRow[] = pickerOptions(idMatch, search.data?.data ?? [], OPTIONS);
+  const current = active < options.length ? active : -1;
 
   const pick = (row: UntypedRow) => {
     onChange(String(row.id));
     setOpen(false);
+    setActive(-1);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       event.preventDefault();
-      if (!open) setOpen(true);
-      else if (options.length > 0) setActive((current) => (current + (event.key === 'ArrowDown' ? 1 : options.length - 1)) % options.length);
-    } else if (event.key === 'Enter' && open && options[active]) {
+      setOpen(true);
+      if (options.length === 0) return;
+      if (event.key === 'ArrowDown') setActive(current + 1 >= options.length ? 0 : current + 1);
+      else setActive(current <= 0 ? options.length - 1 : current - 1);
+    } else if (event.key === 'Enter' && open && options[current]) {
       event.preventDefault();
-      pick(options[active]);
+      pick(options[current]);
     } else if (event.key === 'Escape' && open) {
       event.preventDefault();
       event.stopPropagation();
       setOpen(false);
+      setActive(-1);
     }
   };
 
   const shown = open && options.length > 0;
+  // What the value names, once the lookup caught up with it: the row's label, or that no row has this id.
+  const settled = value !== '' && term === value && (byId.isSuccess || !couldBeId(term, idType));
   return (
     <div className="reference-picker">
       <input
@@ -85,15 +98,15 @@ export function ReferencePicker({ column, value, control, placeholder, autoFocus
         aria-expanded={shown}
         aria-controls={listId}
         aria-autocomplete="list"
-        aria-activedescendant={shown ? `${listId}-${active}` : undefined}
+        aria-activedescendant={shown && current >= 0 ? `${listId}-${current}` : undefined}
         value={value}
-        placeholder={placeholder ?? `search ${column.references.table} by ${label}, or an id`}
+        placeholder={placeholder ?? `search ${table} by ${searched ?? 'id'}, or an id`}
         spellCheck={false}
         autoComplete="off"
         autoFocus={autoFocus}
         onChange={(event) => {
           onChange(event.target.value);
-          setActive(0);
+          setActive(-1);
           setOpen(true);
         }}
         onFocus={() => setOpen(true)}
@@ -101,14 +114,14 @@ export function ReferencePicker({ column, value, control, placeholder, autoFocus
         onKeyDown={onKeyDown}
       />
       {shown && (
-        <ul className="reference-options" id={listId} role="listbox" aria-label={`${column.references.table} records`}>
+        <ul className="reference-options" id={listId} role="listbox" aria-label={`${table} records`}>
           {options.map((row, index) => (
             <li
               key={String(row.id)}
               id={`${listId}-${index}`}
               role="option"
-              aria-selected={index === active}
-              className={index === active ? 'active' : undefined}
+              aria-selected={index === current}
+              className={index === current ? 'active' : undefined}
               // Before the input's blur closes the list.
               onMouseDown={(event) => {
                 event.preventDefault();
@@ -120,9 +133,9 @@ export function ReferencePicker({ column, value, control, placeholder, autoFocus
           ))}
         </ul>
       )}
-      {value !== '' && chosen.isSuccess && (
+      {settled && (idMatch || !shown) && (
         <span className="reference-chosen muted" aria-live="polite">
-          {chosenLabel === undefined ? `no ${column.references.table} record has this id` : `→ ${String(chosenLabel)}`}
+          {idMatch ? `→ ${String(idMatch[label] ?? idMatch.id)}` : `no ${table} record has this id`}
         </span>
       )}
     </div>

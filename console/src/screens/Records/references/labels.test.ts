@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '@basalt/contract';
-import { labelColumnOf, referencedIds, referenceLabel, referencesTo } from './labels';
+import { couldBeId, labelColumnOf, pickerOptions, referencedIds, referenceLabel, referencesTo } from './labels';
 
 const column = (name: string, type: ColumnInfo['type'] = 'text', extra: Partial<ColumnInfo> = {}): ColumnInfo => ({
   name,
@@ -65,5 +65,25 @@ describe('references', () => {
     expect(referenceLabel(labels, 'zz')).toBeUndefined();
     expect(referenceLabel(undefined, 'a')).toBeUndefined();
     expect(referenceLabel(labels, null)).toBeUndefined();
+  });
+});
+
+describe('the record form’s reference picker', () => {
+  it('looks a term up as an id only when it could be one', () => {
+    expect(couldBeId('alan', 'text')).toBe(true);
+    expect(couldBeId('', 'text')).toBe(false);
+    expect(couldBeId('42', 'integer')).toBe(true);
+    expect(couldBeId('-7', 'integer')).toBe(true);
+    expect(couldBeId('tur', 'integer')).toBe(false);
+    expect(couldBeId('4.2', 'integer')).toBe(false);
+    expect(couldBeId('2025-01-01', 'timestamp')).toBe(false);
+  });
+
+  it('offers the row whose id is the term first, then the label matches, each once, at most the limit', () => {
+    const alan = { id: 'alan', name: 'Alan Turing' };
+    const matches = [{ id: 'ada', name: 'Ada Lovelace' }, alan, { id: 'grace', name: 'Grace Hopper' }];
+    expect(pickerOptions(alan, matches, 10).map((row) => row.id)).toEqual(['alan', 'ada', 'grace']);
+    expect(pickerOptions(undefined, matches, 2).map((row) => row.id)).toEqual(['ada', 'alan']);
+    expect(pickerOptions({ id: 7 }, [{ id: 7 }, { id: 8 }], 10)).toEqual([{ id: 7 }, { id: 8 }]);
   });
 });

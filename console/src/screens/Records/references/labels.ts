@@ -1,4 +1,4 @@
-import type { ColumnInfo, OnDelete, TableInfo } from '@basalt/contract';
+import type { ColumnInfo, ColumnType, OnDelete, TableInfo } from '@basalt/contract';
 
 /** Pure rules of how the console shows references: which column names a row, and who points at a table. */
 
@@ -34,4 +34,19 @@ export function referencedIds(rows: readonly Record<string, unknown>[], column: 
 export function referenceLabel(labels: ReadonlyMap<string, string> | undefined, value: unknown): string | undefined {
   if (value === null || value === undefined) return undefined;
   return labels?.get(String(value));
+}
+
+/**
+ * Whether typed text could be an id of the referenced table: anything for a text id, digits for an integer one (a
+ * table made with psql). Asking the server for `id = 'tur'` on an integer id would only be a 400.
+ */
+export function couldBeId(text: string, idType: ColumnType): boolean {
+  if (text === '') return false;
+  return idType === 'integer' ? /^-?\d{1,15}$/.test(text) : idType === 'text';
+}
+
+/** The picker's options: the row whose id is the term first (when there is one), then the label matches, each once. */
+export function pickerOptions<R extends { id?: unknown }>(idMatch: R | undefined, matches: readonly R[], limit: number): R[] {
+  const options = idMatch ? [idMatch, ...matches.filter((row) => String(row.id) !== String(idMatch.id))] : [...matches];
+  return options.slice(0, limit);
 }
