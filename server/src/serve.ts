@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Config } from './config.js';
 import { createApp } from './app.js';
 import { createServices, type Services } from './services.js';
@@ -40,6 +41,17 @@ export async function serve(
     reportError: (error) => logger.error({ err: error }, 'unexpected error'),
   });
   const server = createHttpServer(app);
+  // Every connection, so a stop can end the ones with no response under way that Node's own idle tracking misses (a
+  // stream's connection whose client abandoned it without closing it stays open otherwise; seen with Node's fetch).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const closeIdle = () => {
+    server.closeIdleConnections();
+    for (const socket of sockets) if (!(socket as Socket & { _httpMessage?: unknown })._httpMessage) socket.destroy();
+  };
   // Keep-alive sockets outlive load balancers' idle timeouts (usually 60 s) so they never hit a closed socket.
   server.keepAliveTimeout = 65_000;
   const port = await new Promise<number>((resolve, reject) => {
@@ -61,9 +73,9 @@ export async function serve(
         // Open streams would hold the drain forever: they end now, and their clients resume on another process.
         services.hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        closeIdle();
         // Busy keep-alive connections close once their response is sent.
-        const drain = setInterval(() => server.closeIdleConnections(), 100);
+        const drain = setInterval(closeIdle, 100);
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS - 1_000).unref());
         await Promise.race([closed, timeout]);
         clearInterval(drain);
