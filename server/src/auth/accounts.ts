@@ -97,16 +97,8 @@ export class AccountService {
    * the right password is 429, and an unknown email costs the same work and gets the same answers as a known one.
    */
   async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
-    const counters = signinCounters(email, origin.address);
-    const attempt = await this.limiter.reserve(counters);
-    const row = await this.knex('users').where({ email }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
-    // An unknown email costs the same bcrypt work as a wrong password, and both get the same answer.
-    const matches = row ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
-    if (!row || !matches) {
-      await attempt.failed();
-      throw unauthorized(WRONG_CREDENTIALS);
-    }
-    await attempt.succeeded(counters[0]!);
+    const row = await this.passwordMatches(email, () => this.knex('users').where({ email }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash'), password, origin);
+    if (!row) throw unauthorized(WRONG_CREDENTIALS);
     const user: AuthUser = { id: row.id, email: row.email, role: row.role };
     return { user, ...(await this.sessions.open(user, origin.userAgent)) };
   }
@@ -118,14 +110,23 @@ export class AccountService {
   async confirmPassword(userId: string, password: string, field: string, origin: Origin): Promise<PasswordRow> {
     const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
     if (!row) throw unauthorized('The account of this token no longer exists');
-    const counters = signinCounters(row.email, origin.address);
-    const attempt = await this.limiter.reserve(counters);
-    if (!(await this.passwords.compare(password, row.password_hash))) {
-      await attempt.failed();
-      throw invalidField(field, `${field} is not the account's password`);
-    }
-    await attempt.succeeded(counters[0]!);
+    if (!(await this.passwordMatches(row.email, async () => row, password, origin))) throw invalidField(field, `${field} is not the account's password`);
     return row;
+  }
+
+  /**
+   * One attempt at an account's password under the sign-in limits: refused (429) before the account is even looked
+   * up when over them, counted when wrong, clearing the account's counter when right. An unknown email (no row)
+   * costs the same bcrypt work as a wrong password. The account when the password matches, else undefined.
+   */
+  private async passwordMatches(email: string, load: () => Promise<PasswordRow | undefined>, password: string, origin: Origin): Promise<PasswordRow | undefined> {
+    const counters = signinCounters(email, origin.address);
+    const attempt = await this.limiter.reserve(counters);
+    const row = await load();
+    const matches = row ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
+    if (matches) await attempt.succeeded(counters[0]!);
+    else await attempt.failed();
+    return matches ? row : undefined;
   }
 
   /** `DELETE /auth/me`: the caller's own account, confirmed by its password; the owner's cannot go. */

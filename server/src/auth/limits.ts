@@ -44,10 +44,6 @@ export class AbuseLimiter {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
-  get enabled(): boolean {
-    return this.limits !== false;
-  }
-
   private keyOf(counter: Counter): string {
     return createHash('sha256').update(`${counter.name}\0${counter.subject}`).digest('base64url');
   }

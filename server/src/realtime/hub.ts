@@ -204,7 +204,11 @@ export class Hub {
   private async deliver(changes: readonly Change[], subscribers: readonly Subscription[]): Promise<void> {
     if (changes.length === 0) return;
     const byTable = new Map<string, number[]>();
-    changes.forEach((change, index) => byTable.set(change.table, [...(byTable.get(change.table) ?? []), index]));
+    changes.forEach((change, index) => {
+      const indexes = byTable.get(change.table);
+      if (indexes) indexes.push(index);
+      else byTable.set(change.table, [index]);
+    });
     const rows: Array<Record<string, unknown> | null> = changes.map(() => null);
     const matches = new Map<string, Map<number, boolean>>();
     for (const [table, indexes] of byTable) {
@@ -218,6 +222,8 @@ export class Hub {
         matches.set(key, into);
       }
     }
+    // An event's text depends on the change and the columns asked, not on who gets it: built once per pair.
+    const texts = new Map<string, string | null>();
     for (const subscriber of subscribers) {
       let scopes: Map<string, { ownerColumn: string; userId: string } | null>;
       try {
@@ -228,20 +234,31 @@ export class Hub {
       }
       changes.forEach((change, index) => {
         if (!scopes.has(change.table)) return;
-        const text = this.eventFor(subscriber, change, rows[index] ?? null, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index));
+        const row = rows[index] ?? null;
+        if (!this.sees(subscriber, change, row, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
+        const key = `${index}|${subscriber.columns?.join(',') ?? '*'}`;
+        let text = texts.get(key);
+        if (text === undefined) texts.set(key, (text = eventOf(change, row, subscriber.columns)));
         if (text !== null && !subscriber.sink.send(text)) this.drop(subscriber);
       });
     }
   }
 
-  private eventFor(subscriber: Subscription, change: Change, row: Record<string, unknown> | null, scope: { ownerColumn: string; userId: string } | null, matched: boolean | undefined): string | null {
-    const id = eventIdOf(change);
-    if (change.op === 't') return eventText(id, 'reset', { table: change.table });
-    if (!row) return null;
-    if (scope && String(row[scope.ownerColumn]) !== scope.userId) return null;
-    if (subscriber.filter && matched !== true) return null;
-    if (change.op === 'd') return eventText(id, 'delete', { table: change.table, record: { id: row.id } });
-    const record = subscriber.columns ? Object.fromEntries(subscriber.columns.map((column) => [column, row[column]])) : row;
-    return eventText(id, EVENT_NAMES[change.op], { table: change.table, record });
+  /** Whether the subscriber may see this change: its owner scope and its filters (the policy was checked above). */
+  private sees(subscriber: Subscription, change: Change, row: Record<string, unknown> | null, scope: { ownerColumn: string; userId: string } | null, matched: boolean | undefined): boolean {
+    if (change.op === 't') return true;
+    if (!row) return false;
+    if (scope && String(row[scope.ownerColumn]) !== scope.userId) return false;
+    return !subscriber.filter || matched === true;
   }
+}
+
+/** The text of a change's event: a reset (truncate), a delete (`{ id }`), or the row narrowed to `columns`. */
+function eventOf(change: Change, row: Record<string, unknown> | null, columns: readonly string[] | null): string | null {
+  const id = eventIdOf(change);
+  if (change.op === 't') return eventText(id, 'reset', { table: change.table });
+  if (!row) return null;
+  if (change.op === 'd') return eventText(id, 'delete', { table: change.table, record: { id: row.id } });
+  const record = columns ? Object.fromEntries(columns.map((column) => [column, row[column]])) : row;
+  return eventText(id, EVENT_NAMES[change.op], { table: change.table, record });
 }
