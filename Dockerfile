@@ -46,6 +46,7 @@ COPY --from=build /app/console/dist console/dist
 COPY config.json ./
 USER node
 EXPOSE 3000
+# Readiness (/ready: migrated, schema loaded, database answering, not stopping); node images have no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "server/dist/main.js"]

@@ -67,6 +67,10 @@ const STATEMENTS = {
   list: listSql(''),
   listByScore: listSql('WHERE score = $3'),
   listRange: listSql('WHERE "createdAt" >= $3 AND "createdAt" < $4', '"createdAt" DESC, id DESC', '"createdAt"::text AS k0, id::text AS k1'),
+  // The member's own rows (owner-scoped), with their total and without (issue 16's growth part).
+  myList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${MY_ITEMS} WHERE user_id = $3) t
+   LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
+  myPage: `SELECT *, id::text AS k0 FROM ${MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2`,
   // count=none: the page alone, from an offset or after a cursor's id.
   page: `SELECT *, id::text AS k0 FROM ${ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
   pageAfter: `SELECT *, id::text AS k0 FROM ${ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
@@ -234,6 +238,13 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
     const row = (await query('get', [decodeURIComponent(id)]))[0];
     if (!row) throw new HttpError(404, 'row');
     return [200, { data: row }];
+  }
+  if (req.method === 'GET' && table === MY_ITEMS && id === undefined) {
+    const userId = requireUser(req);
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
+    const counted = url.searchParams.get('count') !== 'none';
+    const digest = digestOf(JSON.stringify([MY_ITEMS, ['id.asc'], []]));
+    return [200, page(await query(counted ? 'myList' : 'myPage', [limit + 1, 0, userId]), limit, digest, counted)];
   }
   if (table === MY_ITEMS && (req.method === 'POST' || req.method === 'PUT')) {
     const userId = requireUser(req);

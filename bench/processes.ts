@@ -1,9 +1,17 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { findFreePort, startEmbeddedPostgres } from '../server/src/db/embedded.js';
+
+/** The benchmarks need only contract, migrations and server compiled (tsc -b, incremental); not the console. */
+export function buildServer(): void {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const result = spawnSync(path.join(root, 'node_modules/.bin/tsc'), ['-b', 'contract', 'migrations', 'server'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('the server does not compile (tsc -b contract migrations server)');
+}
 
 export interface BenchDatabase {
   /** A fresh database of its own, dropped by stop(). */

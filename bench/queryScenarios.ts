@@ -130,8 +130,40 @@ export const R6: Scenario = {
   },
 };
 
+/** The growth part's owner-scoped rows of the member (issue 16): seeded beside the main part's 10,000. */
+export const GROWTH_MY_ROWS = 500_000;
+
+export const R7: Scenario = {
+  name: 'R7',
+  title: `owner-scoped list: the member's first page of 20 by id with its total (${GROWTH_MY_ROWS.toLocaleString('en-US')} rows, all theirs)`,
+  next: (project) => ({ method: 'GET', path: `/api/${MY_ITEMS}?limit=${PAGE}&order=id.asc`, headers: member(project) }),
+  check: (project, _request, status, body) => expectStatus(status, 200) ?? listProblem(body, project.myTotal, PAGE),
+};
+
+export const R7_NONE: Scenario = {
+  name: 'R7 none',
+  title: 'the same page without a total (count=none)',
+  next: (project) => ({ method: 'GET', path: `/api/${MY_ITEMS}?limit=${PAGE}&order=id.asc&count=none`, headers: member(project) }),
+  check: (_project, _request, status, body) => expectStatus(status, 200) ?? pageProblem(body, PAGE),
+};
+
+/**
+ * Issue 16's targets compare Basalt's page with its total to the baseline's same page without one; each pair is
+ * measured in slices taken in turn (like the main part), so both sides see the same machine.
+ */
+export const TOTAL_PAIRS: Array<{ name: string; basalt: Scenario; baseline: Scenario }> = [
+  { name: 'T1', basalt: R1, baseline: R5_FIRST },
+  { name: 'T7', basalt: R7, baseline: R7_NONE },
+];
+
+/** R5's target compares page 5,000 by cursor with page 1 on the same server: measured in turns, slice by slice. */
+export const DEEP_PAIR: Array<[string, Scenario]> = [
+  ['D1', R5_FIRST],
+  ['D5000', R5_CURSOR],
+];
+
 /** The main part: the issue-6 scenarios with R4 and B1 beside them. */
 export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, R6, W1, W2, B1, A1, M1];
-/** The growth part at a million rows: R1-R3 again, and R5's three pages. */
-export const GROWTH_SCENARIOS: Scenario[] = [...READS, R5_FIRST, R5_CURSOR, R5_OFFSET];
+/** The growth part at a million rows: R1-R3 again, R5's three pages, and R7's owner-scoped page with and without total. */
+export const GROWTH_SCENARIOS: Scenario[] = [...READS, R5_FIRST, R5_CURSOR, R5_OFFSET, R7, R7_NONE];
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fmt, table } from './format.js';
-import { BULK_ROWS, DEEP_OFFSET } from './queryScenarios.js';
+import { BULK_ROWS, DEEP_OFFSET, GROWTH_MY_ROWS } from './queryScenarios.js';
 import { BASALTS, CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
 import { ABUSE, A2_ATTEMPTS, A2_CONNECTIONS } from './abuse.js';
 import { checkTargets, targetsTable } from './targets.js';
@@ -70,11 +70,25 @@ function abuseTable(records: RunRecord[]): string {
 function deepPagesTable(records: RunRecord[]): string {
   const servers = SERVERS.filter((name) => records.some((r) => r.phase === 'growth' && r.server === name && r.scenario.startsWith('R5')));
   return table(
-    ['Server', 'page 1 req/s', `page 5,000 by cursor req/s`, 'cursor / page 1', `page 5,000 by offset (${DEEP_OFFSET.toLocaleString('en-US')}) req/s`, 'offset / page 1', 'cursor p99 ms', 'offset p99 ms'],
+    ['Server', 'page 1 req/s', `page 5,000 by cursor req/s`, 'cursor / page 1', 'cursor / page 1, in turns (D5000 / D1)', `page 5,000 by offset (${DEEP_OFFSET.toLocaleString('en-US')}) req/s`, 'offset / page 1', 'cursor p99 ms', 'offset p99 ms'],
     servers.map((server) => {
       const [first, cursor, offset] = ['R5 page 1', 'R5 cursor', 'R5 offset'].map((scenario) => summarize(records, 'growth', scenario, server));
       const share = (scenario: string) => pairedRatio(records, 'growth', [scenario, server], ['R5 page 1', server], RPS);
-      return [SERVER_LABELS[server], fmt(first?.rps, 0), fmt(cursor?.rps, 0), fmt(share('R5 cursor'), 2), fmt(offset?.rps, 0), fmt(share('R5 offset'), 2), fmt(cursor?.p99, 1), fmt(offset?.p99, 1)];
+      const inTurns = pairedRatio(records, 'growth', ['D5000', server], ['D1', server], RPS);
+      return [SERVER_LABELS[server], fmt(first?.rps, 0), fmt(cursor?.rps, 0), fmt(share('R5 cursor'), 2), fmt(inTurns, 2), fmt(offset?.rps, 0), fmt(share('R5 offset'), 2), fmt(cursor?.p99, 1), fmt(offset?.p99, 1)];
+    }),
+  );
+}
+
+/** Issue 16: the first page with its exact total beside the same page without one, at the growth size. */
+function totalsTable(records: RunRecord[]): string {
+  const servers = SERVERS.filter((name) => records.some((r) => r.phase === 'growth' && r.server === name && r.scenario.startsWith('R7')));
+  const versus = (server: ServerName, pair: string) => (server === 'baseline' ? '' : fmt(pairedRatio(records, 'growth', [pair, server], [pair, 'baseline'], RPS), 2));
+  return table(
+    ['Server', 'T1: R1 req/s (baseline: without total)', 'T1 / baseline', 'T7: R7 req/s (baseline: without total)', 'T7 / baseline', 'R7 with total req/s', 'R7 without total req/s', 'T1 p99 ms', 'T7 p99 ms'],
+    servers.map((server) => {
+      const [t1, t7, r7, r7none] = ['T1', 'T7', 'R7', 'R7 none'].map((scenario) => summarize(records, 'growth', scenario, server));
+      return [SERVER_LABELS[server], fmt(t1?.rps, 0), versus(server, 'T1'), fmt(t7?.rps, 0), versus(server, 'T7'), fmt(r7?.rps, 0), fmt(r7none?.rps, 0), fmt(t1?.p99, 1), fmt(t7?.p99, 1)];
     }),
   );
 }
@@ -131,7 +145,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6, 11, 12 and 13)',
+    '### Targets (issues 6, 11, 12, 13 and 16)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -166,6 +180,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   if (meta.growthRows !== null) {
     lines.push('', `### Growth: R1-R3 at ${meta.rows.toLocaleString('en-US')} and ${meta.growthRows.toLocaleString('en-US')} rows`, '', growthTable(records, meta));
     lines.push('', `### R5: deep pages at ${meta.growthRows.toLocaleString('en-US')} rows (count=none)`, '', deepPagesTable(records));
+    lines.push('', `### Exact totals at ${meta.growthRows.toLocaleString('en-US')} rows (maintained counts)`, '', totalsTable(records));
   }
   if (invalid.length || meta.logProblems.length) {
     lines.push('', '### Invalid runs and server log problems', '');
@@ -183,6 +198,10 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '- R4 `GET /api/items?createdAt[gte]=..&createdAt[lt]=..&order=createdAt.desc&limit=20` (1,000 rows in range, index on',
     '  (createdAt, id)); B1 `POST /api/my_items` with an array of ' + BULK_ROWS + ' records (B1 rows/s = req/s x ' + BULK_ROWS + ');',
     '  R5 (growth part) `GET /api/items?limit=20&count=none`, then page 5,000 `&after=<cursor>` and `&offset=' + DEEP_OFFSET + '`.',
+    '- R7 (growth part) `GET /api/my_items?limit=20&order=id.asc` as the member, who owns all ' + GROWTH_MY_ROWS.toLocaleString('en-US') + ' rows of',
+    '  that owner-scoped table (refilled for the growth part), with its total and (`R7 none`) with `count=none`. T1 and T7 (issue 16): Basalt answers R1',
+    '  and R7 with their totals while the baseline answers the same pages without (R5 page 1, R7 none), in ' + meta.slices + ' slices of ' + fmt(meta.durationS / meta.slices, 1) + ' s taken in turn;',
+    '  D1 and D5000: R5 page 1 and R5 cursor on one server in slices taken in turn (the R5 target).',
     '- R6 `GET /api/posts?limit=20&select=*,author(*),comments(*)&comments.order=createdAt.desc&comments.limit=3`',
     '  (10,000 posts, 200 authors, 5 comments per post); the baseline writes the same query by hand.',
     '- Every list answer carries `next` (Basalt reads one row past the page and its order keys as text); the baseline',
@@ -213,13 +232,22 @@ was changed, and what it bought)._
 
 /** Writes the generated block into `file`, keeping everything outside the markers (the profile findings) as it is. */
 export function writeReport(file: string, generated: string): void {
-  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : SKELETON;
-  // A file written by hand before the first run keeps its text; the generated block goes after it.
-  if (!text.includes(BEGIN) || !text.includes(END)) text = `${text.trimEnd()}\n\n${BEGIN}\n${END}\n`;
-  const start = text.indexOf(BEGIN) + BEGIN.length;
-  const end = text.indexOf(END);
+  writeMarkedSection(file, { begin: BEGIN, end: END }, generated, { skeleton: SKELETON });
+}
+
+/**
+ * Replaces what stands between two markers of a report file, keeping everything else as it is (every benchmark
+ * writes its own section of docs/performance.md this way). Markers not both there: the section is added at the end,
+ * under `heading`; no file: `skeleton` (or a bare title) first.
+ */
+export function writeMarkedSection(file: string, markers: { begin: string; end: string }, text: string, options: { skeleton?: string; heading?: string } = {}): void {
+  let content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : (options.skeleton ?? '# Performance\n');
+  if (!content.includes(markers.begin) || !content.includes(markers.end)) {
+    content = `${content.trimEnd()}\n\n${options.heading ? `${options.heading}\n\n` : ''}${markers.begin}\n${markers.end}\n`;
+  }
+  const start = content.indexOf(markers.begin) + markers.begin.length;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${text.slice(0, start)}\n${generated}\n${text.slice(end)}`);
+  fs.writeFileSync(file, `${content.slice(0, start)}\n${text}\n${content.slice(content.indexOf(markers.end))}`);
 }
 
 /** One line per run on the terminal as the benchmark goes. */

@@ -27,6 +27,8 @@ export interface BenchProject {
   r3Total: number;
   /** Seeded rows of the member in `my_items` (W2 updates one of them at random). */
   myRows: number;
+  /** The member's rows of my_items after the growth part's seeding (R7's total). */
+  myTotal: number;
   /** R4's createdAt range and how many rows fall in it. */
   r4: { from: string; to: string; total: number };
   /** R6: rows in posts. */
@@ -42,7 +44,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
 
 export interface Scenario {
   name: ScenarioName;

@@ -44,6 +44,7 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     rows: 0,
     r3Total: 0,
     myRows: MY_ROWS,
+    myTotal: MY_ROWS,
     r4: { ...r4Range(), total: 0 },
     posts: 0,
     deep: null,
@@ -117,5 +118,20 @@ export async function seedItems(databaseUrl: string, project: BenchProject, rows
     project.rows = counted.rows[0]!.total;
     project.r3Total = counted.rows[0]!.r3;
     project.r4.total = counted.rows[0]!.r4;
+  });
+}
+
+/**
+ * The growth part's owner-scoped rows (issue 16): the member's own table is refilled with exactly `rows` rows of
+ * theirs (what W1, B1 and M1 wrote in the main part goes: its size depended on their speed), so their first page with
+ * its total is asked of that many; `myTotal` is what that total must be.
+ */
+export async function seedMyItems(databaseUrl: string, project: BenchProject, rows: number): Promise<void> {
+  await onServer(databaseUrl, async (client) => {
+    await client.query(`TRUNCATE ${MY_ITEMS}`);
+    await insertRows(client, MY_ITEMS, `${MY_ITEM_PREFIX}g`, rows, project.member.id);
+    await client.query(`VACUUM ANALYZE ${MY_ITEMS}`);
+    const counted = await client.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${MY_ITEMS} WHERE user_id = $1`, [project.member.id]);
+    project.myTotal = counted.rows[0]!.total;
   });
 }

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { testAdminUrl } from '../test-support/postgres.js';
-import { parseOptions, runBench } from './run.js';
+import { parseOptions } from './options.js';
+import { runBench } from './run.js';
 import { CONCURRENT, SERVERS } from './report.js';
 import { MAIN_SCENARIOS } from './queryScenarios.js';
 import { parseRealtimeOptions, runRealtimeBench } from './realtime.js';

@@ -12,7 +12,7 @@ export interface TargetCheck {
 }
 
 /**
- * The targets of issues 6, 11, 12 and 13, each checked for both Basalt configurations against the same run's baseline (R5's
+ * The targets of issues 6, 11, 12, 13 and 16, each checked for both Basalt configurations against the same run's baseline (R5's
  * against Basalt's own first page: the growth part runs WORKERS=1 only).
  */
 export function checkTargets(records: RunRecord[], bcryptCompareMs: number | null = null): TargetCheck[] {
@@ -47,8 +47,15 @@ export function checkTargets(records: RunRecord[], bcryptCompareMs: number | nul
       add('A1 req/s during A2 >= 0.8 x A1 alone', 'A2', server, pairedRatio(records, 'main', [ABUSE, server], ['A1', server], RPS), (v) => v >= 0.8);
     }
     if (records.some((r) => r.phase === 'growth' && r.server === server)) {
-      const deep = pairedRatio(records, 'growth', ['R5 cursor', server], ['R5 page 1', server], RPS);
+      // D5000 and D1: page 5,000 by cursor and page 1 on this server, taking turns slice by slice.
+      const deep = pairedRatio(records, 'growth', ['D5000', server], ['D1', server], RPS);
       add('page 5,000 by cursor >= 0.8 x page 1 req/s', 'R5', server, deep, (v) => v >= 0.8);
+      // Issue 16: a total at a million rows costs about nothing: the page with it against the baseline's page without.
+      // T1 and T7 are measured in slices taken in turn: Basalt's page with its total, the baseline's without one.
+      const withTotal = pairedRatio(records, 'growth', ['T1', server], ['T1', 'baseline'], RPS);
+      add('R1 with total at the growth size >= 0.7 x baseline page without total', 'T1', server, withTotal, (v) => v >= 0.7);
+      const scoped = pairedRatio(records, 'growth', ['T7', server], ['T7', 'baseline'], RPS);
+      add('owner-scoped page (R7) with total >= 0.7 x baseline page without total', 'T7', server, scoped, (v) => v >= 0.7);
     }
   }
   return checks;

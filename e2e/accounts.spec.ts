@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { SpawnedServer } from '../test-support/server.js';
-import { OWNER_EMAIL, PASSWORD, http, screenshot, signInOverHttp, signUp, startServer, type Account } from './support.js';
+import { OWNER_EMAIL, PASSWORD, http, screenshot, signInOverHttp, signUp, startServer, watchCsp, type Account, signInAsOwner } from './support.js';
 
 /**
  * The owner's account tools in the console (issue 13): helping users (reset link, sign-out everywhere, deletion), the
@@ -17,22 +17,7 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-/** Fails the test on any CSP report the page's console prints. */
-function watchCsp(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
-  });
-  return violations;
-}
-
-async function signIn(page: Page) {
-  await page.goto(`${server.url}/console/`);
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
-}
+const signIn = (page: Page) => signInAsOwner(page, server);
 
 const refreshStatus = async (refreshToken: string) => (await http(server, 'POST', '/auth/refresh', { body: { refreshToken } })).status;
 

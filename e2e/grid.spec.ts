@@ -1,6 +1,6 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import type { SpawnedServer } from '../test-support/server.js';
-import { OWNER_EMAIL, PASSWORD, http, signUp, startServer, type Account } from './support.js';
+import { OWNER_EMAIL, http, signInAsOwner, signUp, startServer, type Account } from './support.js';
 
 /**
  * The records grid and the indexes panel at their edges, on a table made over HTTP: columns named like the list's own
@@ -36,10 +36,7 @@ test.beforeAll(async ({ browser }) => {
 
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
-  await page.goto(`${server.url}/console/`);
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAsOwner(page, server);
   await page.getByRole('table', { name: 'Tables' }).getByRole('link', { name: 'slots', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'slots' })).toBeVisible();
 });

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { SpawnedServer } from '../test-support/server.js';
-import { OWNER_EMAIL, PASSWORD, http, screenshot, signUp, startServer, type Account } from './support.js';
+import { OWNER_EMAIL, http, signInAsOwner, screenshot, signUp, startServer, type Account } from './support.js';
 
 /** The records grid follows its table live (issue 14): rows written elsewhere appear, deleted ones go. */
 let server: SpawnedServer;
@@ -19,12 +19,7 @@ test.afterAll(async () => {
 });
 
 test('rows written by others appear in the grid and deleted rows go, with a live indicator', async ({ page }) => {
-  await page.goto(`${server.url}/console/`);
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  // Signed in before leaving the page (a navigation would cut the sign-in request short).
-  await expect(page.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
+  await signInAsOwner(page, server);
   await page.goto(`${server.url}/console/tables/todos`);
   await expect(page.getByRole('status').filter({ hasText: 'Live' })).toBeVisible();
   const grid = page.getByRole('table', { name: 'Records of todos' });

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { SpawnedServer } from '../test-support/server.js';
-import { OWNER_EMAIL, PASSWORD, http, screenshot, signUp, startServer, type Account } from './support.js';
+import { OWNER_EMAIL, http, signInAsOwner, screenshot, signUp, startServer, type Account } from './support.js';
 
 /**
  * Relations in the console (issue 12): a reference column added with its table and on-delete rule, what references a
@@ -20,11 +20,7 @@ test.beforeAll(async ({ browser }) => {
   expect((await http(server, 'POST', '/admin/tables', { token: owner.accessToken, body })).status).toBe(201);
   page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(`${server.url}/console/`);
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
+  await signInAsOwner(page, server);
 });
 test.afterAll(async () => {
   await page?.close();

@@ -101,3 +101,21 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
     return offenders;
   });
 }
+
+/** Collects every CSP report the page's console prints (a test expects none, or some on purpose). */
+export function watchCsp(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
+
+/** Signs the owner (OWNER_EMAIL, PASSWORD) in to the console and waits for its first screen. */
+export async function signInAsOwner(page: Page, server: SpawnedServer): Promise<void> {
+  await page.goto(`${server.url}/console/`);
+  await page.getByLabel('Email').fill(OWNER_EMAIL);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Tables' })).toBeVisible();
+}

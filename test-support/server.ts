@@ -103,12 +103,16 @@ export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedSe
     process: child,
     output: () => output,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stopProcess(child);
       if (database && !options.database) await database.drop();
     },
   };
+}
+
+/** SIGTERM to a child process, waiting until it has exited (nothing to do when it already has). */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }

@@ -6,6 +6,7 @@ import type {
   CreateTableInput,
   DataResponse,
   ListResponse,
+  Overview,
   Policy,
   Profile,
   ResetLink,
@@ -109,6 +110,11 @@ export class AdminClient<DB> {
   /** The anon key and the project settings. */
   settings(): Promise<AdminSettings> {
     return this.data('GET', '/admin/settings');
+  }
+
+  /** The last hour of traffic in 10 s buckets, oldest first, summed over every worker: what the console charts. */
+  overview(): Promise<Overview> {
+    return this.data('GET', '/admin/overview');
   }
 
   /** The TypeScript source of the project's `Database` type, ready to save as a `.ts` file. */

@@ -117,6 +117,14 @@ export class BasaltClient<DB = UntypedDatabase> {
     return new TableClient(this.send, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table });
   }
 
+  /**
+   * The project's OpenAPI 3.1 document as the caller may use it (anon: public-read tables; a member or key: what their
+   * policies allow; the owner: everything, /admin included). The bare document, parsed; its shape is OpenAPI's.
+   */
+  openapi(): Promise<Record<string, unknown>> {
+    return this.send<Record<string, unknown>>({ method: 'GET', path: '/openapi.json' });
+  }
+
   /** Stops the refresh timer and the cross-tab listeners; the stored session stays. */
   close(): void {
     this.sessions.close();

@@ -59,6 +59,8 @@ export type {
   Profile,
   IndexInfo,
   IndexKind,
+  Overview,
+  OverviewPoint,
   Role,
   TableInfo,
   TokenPair,

@@ -4,6 +4,8 @@ import { Layout } from './components/Layout';
 import { Loading } from './components/States';
 import { matchRoute, Link, usePath, useSearch, type Route } from './router';
 import { ApiScreen } from './screens/Api/ApiScreen';
+import { OverviewScreen } from './screens/Overview/OverviewScreen';
+import { ReferenceScreen } from './screens/Reference/ReferenceScreen';
 import { TableDetailScreen } from './screens/TableDetail/TableDetailScreen';
 import { TablesScreen } from './screens/Tables/TablesScreen';
 import { UsersScreen } from './screens/Users/UsersScreen';
@@ -22,6 +24,10 @@ function Screen({ route, search }: { route: Route; search: string }) {
       return <UsersScreen />;
     case 'api':
       return <ApiScreen />;
+    case 'reference':
+      return <ReferenceScreen />;
+    case 'overview':
+      return <OverviewScreen />;
     case 'keys':
       return <KeysScreen />;
     case 'account':

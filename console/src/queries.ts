@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { TableListQuery } from '@basalt/client';
+import { OVERVIEW_BUCKET_SECONDS } from '@basalt/contract';
 import { client } from './api';
 
 /** Query keys in one place, so a mutation invalidates exactly what it changed. */
@@ -15,6 +16,8 @@ export const keys = {
   types: ['types'] as const,
   sessions: ['sessions'] as const,
   apiKeys: ['api-keys'] as const,
+  openapi: ['openapi'] as const,
+  overview: ['overview'] as const,
 };
 
 export function useAuthSettings() {
@@ -62,4 +65,22 @@ export function useSessions() {
 /** The signed-in owner's own API keys (never the keys themselves). */
 export function useApiKeys() {
   return useQuery({ queryKey: keys.apiKeys, queryFn: () => client.auth.keys.list() });
+}
+
+/**
+ * The project's OpenAPI document as the owner sees it: asked again each time its screen opens, as tables, columns and
+ * policies change on other screens.
+ */
+export function useOpenApi() {
+  return useQuery({ queryKey: keys.openapi, queryFn: () => client.openapi(), staleTime: 0 });
+}
+
+/** The last hour of traffic, asked again every bucket while a screen shows it (a background tab stops asking). */
+export function useOverview() {
+  return useQuery({
+    queryKey: keys.overview,
+    queryFn: () => client.admin.overview(),
+    refetchInterval: OVERVIEW_BUCKET_SECONDS * 1000,
+    staleTime: 0,
+  });
 }

@@ -1,7 +1,7 @@
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /**
- * A router of four screens needs no library: the path under the base (`/console/`) is the state, the History API
+ * A router of a handful of screens needs no library: the path under the base (`/console/`) is the state, the History API
  * changes it, and the server answers every deep path under /console/ with index.html.
  */
 const BASE = import.meta.env.BASE_URL;
@@ -46,6 +46,8 @@ export type Route =
   | { screen: 'table'; name: string }
   | { screen: 'users' }
   | { screen: 'api' }
+  | { screen: 'reference' }
+  | { screen: 'overview' }
   | { screen: 'keys' }
   | { screen: 'account' }
   | { screen: 'reset' }
@@ -57,6 +59,8 @@ export function matchRoute(path: string): Route {
   if (table?.[1]) return { screen: 'table', name: decodeURIComponent(table[1]) };
   if (path === 'users') return { screen: 'users' };
   if (path === 'api') return { screen: 'api' };
+  if (path === 'api/reference') return { screen: 'reference' };
+  if (path === 'overview') return { screen: 'overview' };
   if (path === 'keys') return { screen: 'keys' };
   if (path === 'account') return { screen: 'account' };
   if (path === 'reset') return { screen: 'reset' };

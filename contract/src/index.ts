@@ -4,3 +4,4 @@ export * from './api.js';
 export * from './values.js';
 export * from './names.js';
 export * from './accounts.js';
+export * from './operations.js';

@@ -8,7 +8,8 @@ import type { ColumnType } from './schema.js';
 export const INTEGER_TEXT = /^-?[0-9]+$/;
 export const REAL_TEXT = /^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
 export const EPOCH_MILLIS_TEXT = /^-?[0-9]{1,16}$/;
-export const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+// No flags (T and Z spelled in both cases): the OpenAPI document uses its source as a JSON Schema pattern.
+export const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 /** The range of each Postgres integer type; other integer-like types are held to int8's. */
 export const INTEGER_RANGES: Readonly<Record<string, readonly [bigint, bigint]>> = {

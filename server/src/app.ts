@@ -12,8 +12,10 @@ import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import type { Logger } from './logger.js';
-import { sendJson } from './http/respond.js';
 import { loggedCaller } from './auth/credentials.js';
+import { healthRoute, metricsRoute, readyRoute } from './ops/routes.js';
+import { openApiRoute } from './openapi/route.js';
+import { SERVICE_VERSION } from './version.js';
 
 export interface AppOptions {
   bodyLimitBytes: number;
@@ -36,20 +38,17 @@ export function createApp(services: Services, options: AppOptions): Express {
   // Whose X-Forwarded-For names the client's address (the abuse limits count it): TRUST_PROXY, nobody's by default.
   app.set('trust proxy', options.trustProxy ?? false);
 
-  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller }));
+  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller, observe: services.telemetry.observe }));
   app.use(securityHeaders);
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
   // The record API first: it is the hot path, and every layer in front of it is matched on every request.
   app.use('/api', recordRoutes({ ...services.records, tokens: services.tokens, keys: services.keys, ...shared }));
-  app.get('/health', async (_req, res) => {
-    try {
-      await services.knex.raw('SELECT 1');
-    } catch {
-      throw new ApiError('UNAVAILABLE', 'The database is unavailable');
-    }
-    sendJson(res, 200, { data: { status: 'ok' } });
-  });
+  app.get('/health', healthRoute(services.telemetry));
+  app.get('/ready', readyRoute(services.telemetry));
+  // Without METRICS_TOKEN there is no such route: the not-found handler answers 404.
+  if (services.telemetry.metricsToken) app.get('/metrics', metricsRoute(services.telemetry.metricsToken, services.telemetry));
+  app.get('/openapi.json', openApiRoute({ cache: services.cache, tokens: services.tokens, keys: services.keys, options: { metrics: services.telemetry.metrics !== null, version: SERVICE_VERSION } }));
   app.use('/realtime', realtimeRoutes({ hub: services.hub, cache: services.cache, tokens: services.tokens, keys: services.keys, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams }));
   app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
   app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));

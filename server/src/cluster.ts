@@ -6,6 +6,8 @@ import { migrate } from './db/migrate.js';
 import { installDdlTrigger } from './db/notifications.js';
 import { TokenService } from './auth/tokens.js';
 import { SHUTDOWN_TIMEOUT_MS } from './serve.js';
+import { relayGathers } from './ops/cluster.js';
+import { combineGathered } from './ops/combine.js';
 
 /** How the primary hands the database and the secret to its workers. */
 export const WORKER_ENV = { databaseUrl: 'BASALT_WORKER_DATABASE_URL', secret: 'BASALT_WORKER_JWT_SECRET' } as const;
@@ -33,6 +35,9 @@ export async function runPrimary(config: Config, options: { databaseUrl: string;
   } finally {
     await knex.destroy();
   }
+
+  // /metrics and /admin/overview on any worker answer for all of them: the primary gathers and combines.
+  relayGathers(combineGathered, (kind, pids) => logger.warn({ kind, workers: pids }, 'workers left out of a gather: no answer in time'));
 
   let stopping = false;
   const env = { [WORKER_ENV.databaseUrl]: options.databaseUrl, [WORKER_ENV.secret]: options.jwtSecret };

@@ -33,6 +33,8 @@ export interface Config {
   realtimeMaxStreams: number;
   /** Express's `trust proxy` (TRUST_PROXY): whose `X-Forwarded-For` names the client's address; false: nobody's. */
   trustProxy: boolean | number | string;
+  /** METRICS_TOKEN: the bearer token of `GET /metrics`; unset, there are no Prometheus metrics (404). */
+  metricsToken: string | undefined;
   configPath: string;
 }
 
@@ -95,6 +97,13 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   return text;
 }
 
+/** METRICS_TOKEN: unset or a token Prometheus sends as `Authorization: Bearer <token>` (no spaces, 16+ characters). */
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^[\x21-\x7e]{16,}$/.test(value)) throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces (e.g. openssl rand -hex 32)');
+  return value;
+}
+
 /** Reads `config.json`; a malformed file stops start-up with a message naming the file and the problem. */
 export function readProjectConfig(configPath: string): ProjectConfig {
   let text: string;
@@ -153,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...readProjectConfig(configPath),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),
+    metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     configPath,
   };
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Socket } from 'node:net';
 import type { Config } from './config.js';
 import { createApp } from './app.js';
@@ -30,6 +31,7 @@ export async function serve(
     realtimeMaxStreams: config.realtimeMaxStreams,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
+    metricsToken: config.metricsToken,
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'database listener'),
   });
@@ -64,12 +66,16 @@ export async function serve(
     await services.close();
     throw new Error(`cannot listen on port ${config.port}: ${error.message}`);
   });
+  // A worker's share of /metrics and /admin/overview, asked for by the primary whichever worker was asked.
+  const stopAnswering = cluster.isWorker ? services.telemetry.answerPrimary() : undefined;
   let stopping: Promise<void> | undefined;
   return {
     port,
     services,
     stop() {
       stopping ??= (async () => {
+        // /ready answers 503 from now on, so load balancers stop sending requests here while it drains.
+        services.telemetry.markStopping();
         // Open streams would hold the drain forever: they end now, and their clients resume on another process.
         services.hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -80,6 +86,7 @@ export async function serve(
         await Promise.race([closed, timeout]);
         clearInterval(drain);
         server.closeAllConnections();
+        stopAnswering?.();
         await services.close().catch(() => undefined);
       })();
       return stopping;

@@ -20,6 +20,9 @@ import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
 import { Capture } from './realtime/capture.js';
 import { Hub } from './realtime/hub.js';
+import { Telemetry } from './ops/telemetry.js';
+import { Counting } from './counts/install.js';
+import { CountFolder } from './counts/fold.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -39,6 +42,8 @@ export interface ServiceOptions {
   prepare?: boolean;
   /** Reports errors that are not answered to a client (listener drops, unexpected failures). */
   onError?: (error: unknown) => void;
+  /** METRICS_TOKEN: set, the process keeps Prometheus metrics for `GET /metrics`. */
+  metricsToken?: string;
 }
 
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
@@ -57,6 +62,11 @@ export interface Services {
   /** Realtime: the capture triggers' installer and the process's stream hub. */
   capture: Capture;
   hub: Hub;
+  /** Exact counts: the installer (tables made with psql, owner columns changed) and the background fold. */
+  counting: Counting;
+  folder: CountFolder;
+  /** Request counts for the owner's overview and Prometheus, readiness. */
+  telemetry: Telemetry;
   /** Open realtime streams per caller (limits.realtimeStreamsPerCaller) and per process. */
   streamsPerCaller: number;
   maxStreams: number;
@@ -90,16 +100,22 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     }
     const cache = new SchemaCache(knex);
     const capture = new Capture(knex, cache, options.onError);
-    // Every load may show a table without capture triggers (made with psql a moment ago): they go on at once.
+    const counting = new Counting(knex, cache, options.onError);
+    // Every load may show a table without capture or counting triggers (made with psql a moment ago): they go on at
+    // once. A big table's first count runs in the background: its lists count their rows until it is in.
     const reload = () => {
       cache
         .reload()
         .then(() => capture.ensure())
+        .then(() => void counting.ensure())
         .catch((error: unknown) => options.onError?.(error));
     };
     if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
     await cache.reload();
     await capture.ensure();
+    void counting.ensure();
+    const folder = new CountFolder(knex, options.onError);
+    folder.start();
     const tokens = new TokenService(options.jwtSecret);
     const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS, options.onError);
     limiter.startCleanup();
@@ -123,6 +139,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       limiter,
       capture,
       hub,
+      counting,
+      folder,
+      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, metricsToken: options.metricsToken }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {
@@ -142,6 +161,10 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       async close() {
         hub.close();
         limiter.stop();
+        counting.stop();
+        capture.stop();
+        await folder.stop();
+        await counting.settled();
         await current?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end()]);

@@ -49,6 +49,22 @@ describe('bulk insert', () => {
     expect(rows.every((row) => typeof row.createdAt === 'string')).toBe(true);
   });
 
+  it('inserts records that leave every column to its default (a psql table with a serial id)', async () => {
+    // Found by the fuzz run: an array of empty records built `INSERT INTO t () ...` and answered 500.
+    await h.services.knex.raw('CREATE TABLE counters (id serial PRIMARY KEY, label text, n int8)');
+    await h.services.knex.raw("NOTIFY basalt, 'reload schema'");
+    await h.services.cache.reload();
+    const response = await bulk([{}, {}, { label: 'third' }], owner, '/api/counters');
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.data.map((row: { id: number; label: string | null }) => [row.id, row.label])).toEqual([[1, null], [2, null], [3, 'third']]);
+    const defaultsOnly = await bulk([{}, {}], owner, '/api/counters');
+    expect(defaultsOnly.status, JSON.stringify(defaultsOnly.body)).toBe(201);
+    expect(defaultsOnly.body.data.map((row: { id: number }) => row.id)).toEqual([4, 5]);
+    const admin = await h.request().post('/admin/tables/counters/records').set(owner.auth).send([{}]);
+    expect(admin.status).toBe(201);
+    expect(admin.body.data[0].id).toBe(6);
+  });
+
   it('takes 1,000 records and refuses 0 or 1,001', async () => {
     const many = Array.from({ length: 1000 }, (_, i) => ({ title: `n${i}`, score: i }));
     const response = await bulk(many);

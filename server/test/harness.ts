@@ -31,6 +31,8 @@ export interface HarnessOptions {
   /** The abuse limits; default: the contract's defaults. */
   limits?: Limits | false;
   trustProxy?: boolean | number | string;
+  /** METRICS_TOKEN: set, `GET /metrics` answers with this bearer token. */
+  metricsToken?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     statementTimeoutMs: options.statementTimeoutMs,
     poolSize: options.poolSize,
     limits: options.limits,
+    metricsToken: options.metricsToken,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -58,7 +58,7 @@ describe('containers', () => {
       }
     }
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/health/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*\/ready/m);
     expect(dockerfile).toContain('--omit=dev');
     const env = await fs.readFile(path.join(root, '.env.example'), 'utf8');
     for (const name of ['JWT_SECRET', 'POSTGRES_PASSWORD']) expect(env).toMatch(new RegExp(`^${name}=`, 'm'));

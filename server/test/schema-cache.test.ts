@@ -31,6 +31,15 @@ describe('the schema cache', () => {
   });
 
   it("reloads on NOTIFY basalt, 'reload schema' where no event trigger is installed", async () => {
+    // The psql table above gets its capture and counting triggers and its first count in the background, and each
+    // step notifies a reload: let that finish, or its notification would tell the caches about the next table.
+    await eventually(async () => {
+      for (const h of [a, b]) {
+        expect(h.services.cache.served('from_psql')).toMatchObject({ captured: true, counted: true });
+        await h.services.counting.settled();
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await a.services.knex.raw('DROP EVENT TRIGGER IF EXISTS _basalt_ddl_notify');
     await a.services.knex.raw('CREATE TABLE quiet (id text primary key)');
     // Without the trigger nothing tells the caches: the table stays unknown...

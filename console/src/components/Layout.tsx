@@ -7,7 +7,9 @@ import { Link, type Route } from '../router';
 const SECTIONS = [
   { to: '', label: 'Tables', screens: ['tables', 'table'] },
   { to: 'users', label: 'Users', screens: ['users'] },
+  { to: 'overview', label: 'Overview', screens: ['overview'] },
   { to: 'api', label: 'API', screens: ['api'] },
+  { to: 'api/reference', label: 'API reference', screens: ['reference'] },
   { to: 'keys', label: 'API keys', screens: ['keys'] },
   { to: 'account', label: 'Account', screens: ['account'] },
 ] as const;

@@ -55,9 +55,22 @@ function describeColumn(column: ColumnSchema): ColumnInfo {
   return info;
 }
 
-/** Row counts: exact below EXACT_COUNT_LIMIT estimated rows, the planner's estimate above. */
-export async function countRows(knex: Knex, names: string[]): Promise<Map<string, { value: number; exact: boolean }>> {
+/**
+ * Row counts: the maintained count of a counted table (exact, whatever its size); otherwise exact below
+ * EXACT_COUNT_LIMIT estimated rows and the planner's estimate above.
+ */
+export async function countRows(knex: Knex, tables: TableSchema[]): Promise<Map<string, { value: number; exact: boolean }>> {
   const counts = new Map<string, { value: number; exact: boolean }>();
+  const maintained = tables.filter((table) => table.counted).map((table) => table.name);
+  if (maintained.length > 0) {
+    const rows = await knex.raw<{ rows: Array<{ name: string; total: number }> }>(
+      `SELECT table_name AS name, sum(n)::bigint AS total FROM _basalt_counts WHERE scope = '*' AND table_name = ANY(?) GROUP BY table_name`,
+      [maintained],
+    );
+    for (const name of maintained) counts.set(name, { value: 0, exact: true });
+    for (const row of rows.rows) counts.set(row.name, { value: Number(row.total), exact: true });
+  }
+  const names = tables.filter((table) => !table.counted).map((table) => table.name);
   if (names.length === 0) return counts;
   const estimates = await knex.raw<{ rows: Array<{ name: string; estimate: number }> }>(
     `SELECT c.relname AS name, c.reltuples::float8 AS estimate
@@ -96,6 +109,6 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
 
 export async function describeTables(knex: Knex, tables: TableSchema[], captureProblem: (table: string) => string | undefined = () => undefined): Promise<TableInfo[]> {
   const names = tables.map((table) => table.name);
-  const [counts, indexes] = await Promise.all([countRows(knex, names), listIndexes(knex, names)]);
+  const [counts, indexes] = await Promise.all([countRows(knex, tables), listIndexes(knex, names)]);
   return tables.map((table) => describeTable(table, counts.get(table.name) ?? { value: 0, exact: true }, indexes.get(table.name) ?? [], captureProblem(table.name)));
 }

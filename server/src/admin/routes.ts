@@ -18,6 +18,7 @@ import { sendJson } from '../http/respond.js';
 import { streamHandler } from '../realtime/routes.js';
 import type { KeyService } from '../auth/keys/service.js';
 import type { Hub } from '../realtime/hub.js';
+import type { Telemetry } from '../ops/telemetry.js';
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -32,6 +33,7 @@ export function adminRoutes(deps: {
   tokens: TokenService;
   keys: KeyService;
   realtime: { hub: Hub; streamsPerCaller: number; maxStreams: number };
+  telemetry: Telemetry;
   bodyLimitBytes: number;
   signupEnabled: boolean;
 }): Router {
@@ -131,6 +133,10 @@ export function adminRoutes(deps: {
   });
   router.post('/users/:id/reset-link', async (req, res) => {
     sendJson(res, 201, { data: await deps.passwordChanges.createResetLink(String(req.params.id)) });
+  });
+  // The last hour of the whole process group's traffic, in 10 s points (every worker's counts summed).
+  router.get('/overview', async (_req, res) => {
+    sendJson(res, 200, { data: await deps.telemetry.overview() });
   });
   router.get('/settings', (_req, res) => {
     sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });

@@ -16,6 +16,7 @@ import { conflict, invalidField, notFound, referenceConflict } from '../errors.j
 import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
 import { captureTriggers } from '../realtime/capture.js';
+import { forgetCounts, startCounting, stopCounting } from '../counts/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
 
 /**
@@ -158,6 +159,8 @@ export class TableAdmin {
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
         // Captured for realtime from its first row (tables made with psql get the triggers when the cache sees them).
         for (const statement of captureTriggers(name)) await trx.raw(statement);
+        // Counted from its first row: an empty table's count is complete at once.
+        await startCounting(trx, name, ownerColumn?.name ?? null);
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();
@@ -188,6 +191,7 @@ export class TableAdmin {
     await this.change(async (trx) => {
       await trx.schema.dropTable(name);
       await trx('_policies').where({ table_name: name }).delete();
+      await forgetCounts(trx, name);
     });
     return info;
   }
@@ -214,6 +218,8 @@ export class TableAdmin {
     }
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
     await this.change(async (trx) => {
+      // The owner-change trigger depends on the owner column: counting restarts for the table as it will be.
+      if (columnName === table.ownerColumn) await stopCounting(trx, name);
       await trx.schema.alterTable(name, (builder) => builder.dropColumn(columnName));
     });
     return this.describe(name);

@@ -83,6 +83,17 @@ export class PasswordHasher {
     return false;
   }
 
+  /** Jobs handed to the threads and not answered yet: one running per busy thread, the rest queued behind it. */
+  load(): { running: number; queued: number } {
+    let running = 0;
+    let queued = 0;
+    for (const { pending } of this.workers) {
+      running += Math.min(1, pending.size);
+      queued += Math.max(0, pending.size - 1);
+    }
+    return { running, queued };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.workers.splice(0).map(({ worker }) => worker.terminate()));

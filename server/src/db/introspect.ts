@@ -75,6 +75,14 @@ const CAPTURED_SQL = `
    WHERE t.tgname IN ('_basalt_capture_i', '_basalt_capture_u', '_basalt_capture_d', '_basalt_capture_t')
    GROUP BY c.relname HAVING count(*) = 4`;
 
+// Tables whose exact counts are kept (counts/install.ts): complete (in `_basalt_counted`) for the owner column they were
+// kept for, with the insert/delete/truncate trigger in place. Before the counts migration ran there is no such table.
+const COUNTED_SQL = `
+  SELECT k.table_name, k.owner_column
+    FROM _basalt_counted k
+    JOIN pg_class c ON c.relname = k.table_name AND c.relnamespace = 'public'::regnamespace
+    JOIN pg_trigger t ON t.tgrelid = c.oid AND t.tgname = '_basalt_count_i'`;
+
 const VERSION_SQL = `SELECT version FROM _basalt_schema`;
 
 export interface Introspection {
@@ -92,7 +100,7 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, referenceRows, policyRows, version, capturedRows } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version, capturedRows, countedRows } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
@@ -101,7 +109,9 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
-      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, capturedRows: captured };
+      const hasCounts = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_counted' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
+      const counted = hasCounts ? (await trx.raw<{ rows: Array<{ table_name: string; owner_column: string }> }>(COUNTED_SQL)).rows : [];
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, capturedRows: captured, countedRows: counted };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
@@ -140,6 +150,12 @@ export async function introspect(knex: Knex): Promise<Introspection> {
   }
   const tables = new Map<string, TableSchema>();
   const captured = new Set(capturedRows.map((row) => row.table_name));
-  for (const [name, columns] of columnsByTable) tables.set(name, buildTableSchema(name, columns, policies.get(name), load, version, captured.has(name)));
+  const countedFor = new Map(countedRows.map((row) => [row.table_name, row.owner_column]));
+  for (const [name, columns] of columnsByTable) {
+    const table = buildTableSchema(name, columns, policies.get(name), load, version, captured.has(name));
+    // Counts kept for another owner column (one added or dropped since) are not the counts this table needs.
+    table.counted = countedFor.get(name) === (table.ownerColumn ?? '');
+    tables.set(name, table);
+  }
   return { tables, version };
 }

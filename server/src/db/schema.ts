@@ -61,6 +61,8 @@ export interface TableSchema {
   schemaVersion: number;
   /** Whether the realtime capture triggers are on the table (realtime/capture.ts). */
   captured: boolean;
+  /** Whether its exact counts are kept and complete (counts/install.ts): unfiltered totals read them. */
+  counted: boolean;
 }
 
 const TYPE_NAMES: Record<string, ColumnType> = {
@@ -106,6 +108,7 @@ export function buildTableSchema(
     version,
     schemaVersion,
     captured,
+    counted: false,
   };
 }
 

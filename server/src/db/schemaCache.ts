@@ -10,6 +10,8 @@ export class SchemaCache {
   private tables = new Map<string, TableSchema>();
   /** The schema version of the database when the tables were read; record statements carry it as their guard. */
   private loadedVersion = 0;
+  /** Completed loads: 0 until the schema is known; it changes on every reload. */
+  private loads = 0;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
@@ -60,6 +62,11 @@ export class SchemaCache {
     return this.loadedVersion;
   }
 
+  /** Completed loads from the catalog since start (the first one included): what is derived from the tables is kept until it changes. */
+  get loadCount(): number {
+    return this.loads;
+  }
+
   /**
    * Whether the database's schema version moved past `since` (by default the one loaded): a change this process
    * has not applied yet. Asked only on paths that refuse or find nothing, so a fresh cache costs no round trip.
@@ -73,5 +80,6 @@ export class SchemaCache {
     const { tables, version } = await introspect(this.knex);
     this.tables = tables;
     this.loadedVersion = version;
+    this.loads += 1;
   }
 }

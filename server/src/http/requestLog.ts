@@ -22,21 +22,18 @@ export function pathWithoutQueryValues(url: string): string {
 
 /**
  * One line per request when its response is finished: method, path (no query values), status, duration, request id
- * and the caller's id or `anon`. Never headers, tokens, passwords or bodies.
+ * and the caller's id or `anon`. Never headers, tokens, passwords or bodies. The request frame calls it from the one
+ * `finish` listener it adds per request (http/frame.ts).
  */
-export function requestLog(logger: Logger, callerOf: (req: Request) => string): (req: Request, res: Response) => void {
-  return (req, res) => {
-    const started = process.hrtime.bigint();
-    // 'finish' comes once per response: `on` spares the wrapper `once` would add.
-    res.on('finish', () => {
-      logger.info({
-        method: req.method,
-        path: pathWithoutQueryValues(req.originalUrl),
-        status: res.statusCode,
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-        requestId: res.getHeader('X-Request-Id'),
-        caller: callerOf(req),
-      });
+export function requestLog(logger: Logger, callerOf: (req: Request) => string): (req: Request, res: Response, durationMs: number) => void {
+  return (req, res, durationMs) => {
+    logger.info({
+      method: req.method,
+      path: pathWithoutQueryValues(req.originalUrl),
+      status: res.statusCode,
+      durationMs,
+      requestId: res.getHeader('X-Request-Id'),
+      caller: callerOf(req),
     });
   };
 }

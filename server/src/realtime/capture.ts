@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { quote } from '../db/identifiers.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { notifySchemaChange } from '../db/notifications.js';
+import { InstallLoop } from '../db/installLoop.js';
 
 /**
  * Puts the capture triggers (migration `changes`) on every served table that lacks them, after each schema load:
@@ -22,40 +23,24 @@ export const captureTriggers = (table: string) => {
   ];
 };
 
-export class Capture {
+export class Capture extends InstallLoop {
   /** Tables that refused the triggers, with why (shown in their description). */
   private readonly refused = new Map<string, string>();
-  private installing: Promise<void> | undefined;
-  /** Asked again while a run was under way: that run may have looked before the newest tables existed. */
-  private again = false;
 
   constructor(
     private readonly knex: Knex,
     private readonly cache: SchemaCache,
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    onError?: (error: unknown) => void,
+  ) {
+    super(onError);
+  }
 
   /** Why a table's changes are not captured, or undefined when they are (or will be on the next load). */
   problem(table: string): string | undefined {
     return this.refused.get(table);
   }
 
-  /** Installs what is missing; a call during a run gets one more run after it. */
-  ensure(): Promise<void> {
-    if (this.installing) {
-      this.again = true;
-      return this.installing;
-    }
-    this.installing = (async () => {
-      do {
-        this.again = false;
-        await this.install().catch(this.onError);
-      } while (this.again);
-    })().finally(() => (this.installing = undefined));
-    return this.installing;
-  }
-
-  private async install(): Promise<void> {
+  protected async install(): Promise<void> {
     const missing = this.cache.servedTables().filter((table) => !table.captured && !this.refused.has(table.name));
     let installed = false;
     for (const table of missing) {
@@ -68,6 +53,8 @@ export class Capture {
             [quote(table.name)],
           );
           if (present.rows.length > 0) return;
+          // CREATE TRIGGER waits for the writes under way and holds new ones back meanwhile: at most a second.
+          await trx.raw(`SET LOCAL lock_timeout = '1s'`);
           for (const statement of captureTriggers(table.name)) await trx.raw(statement);
           await notifySchemaChange(trx);
           installed = true;
@@ -76,6 +63,8 @@ export class Capture {
         const code = (error as { code?: string }).code;
         // 42501: not the table's owner; 42P01: dropped meanwhile; 42710: made by another process meanwhile.
         if (code === '42501') this.refused.set(table.name, 'the database role of the service does not own this table, so it cannot put the realtime triggers on it');
+        // 55P03: long writes under way kept the lock: tried again shortly.
+        else if (code === '55P03') this.retryLater();
         else if (code !== '42P01' && code !== '42710') throw error;
       }
     }

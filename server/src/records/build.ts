@@ -8,7 +8,7 @@ import type { Built } from './build/shared.js';
  * cached, build/reads.ts and build/writes.ts hold them; the query language's conditions are in query/build.ts).
  */
 
-export { estimateStatement, existsStatement, getManyStatement, getStatement, KEY_PREFIX, listStatement, readableStatement } from './build/reads.js';
+export { countsMaintained, estimateStatement, existsStatement, getManyStatement, getStatement, KEY_PREFIX, listStatement, readableStatement } from './build/reads.js';
 export { insertStatement } from './build/writes.js';
 export { INSERTED, PRESENT, TOTAL, VERSION, type Built, type Statement } from './build/shared.js';
 

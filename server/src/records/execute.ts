@@ -2,7 +2,7 @@ import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
 import { conflict, notFound, referenceConflict, referenceRefused, unauthorized, uniqueKeyOf } from '../errors.js';
 import { ID_COLUMN } from '@basalt/contract';
-import { buildStatement, estimateStatement, existsStatement, getManyStatement, getStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
+import { buildStatement, countsMaintained, estimateStatement, existsStatement, getManyStatement, getStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
 import { EXACT_COUNT_LIMIT } from './query/plan.js';
 import { StaleSchemaError } from './fresh.js';
@@ -95,7 +95,8 @@ async function listPage(executor: Executor, plan: Extract<Plan, { kind: 'list' }
   const { pool } = executor;
   const { table, query, scope } = plan;
   let estimate: number | undefined;
-  if (query.count === 'estimated') {
+  // A maintained count is exact and costs no more than an estimate.
+  if (query.count === 'estimated' && !countsMaintained(table, query)) {
     const planned = plannedRows(await run(pool, estimateStatement(table, query, scope)));
     if (planned >= EXACT_COUNT_LIMIT) estimate = planned;
   }

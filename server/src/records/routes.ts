@@ -4,8 +4,15 @@ import type { KeyService } from '../auth/keys/service.js';
 import { resolveCaller } from '../auth/credentials.js';
 import { jsonBodyReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
-import { parseTarget, queryBytesOf } from './parse.js';
+import { parseTarget, queryBytesOf, type RecordTarget } from './parse.js';
 import { answerRecordCall, type RecordDeps } from './pipeline.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The record route a `/api` request named, once parsed (the metrics label it by this, without parsing again). */
+    recordTarget?: RecordTarget;
+  }
+}
 
 /**
  * `/api`: one front door for reads and writes. It answers without Express's router: the router's matching, parameter
@@ -22,6 +29,7 @@ export function recordRoutes(deps: RecordDeps & { tokens: TokenService; keys: Ke
       next();
       return;
     }
+    req.recordTarget = target;
     const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: () => readBody(req, res) };
     const answer = await answerRecordCall(deps, call);
     sendJson(res, answer.status, answer.body);

@@ -1,21 +1,9 @@
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorState, Loading } from '../../components/States';
+import { downloadText } from '../../download';
 import { useTypes } from '../../queries';
 
 const FILE_NAME = 'database.ts';
-
-/** Offers the source as a file: a Blob URL, so nothing is fetched again and no server route is needed. */
-function download(source: string): void {
-  const url = URL.createObjectURL(new Blob([source], { type: 'text/typescript' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = FILE_NAME;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Revoked after the click has been handled; revoking at once can cancel the download in some browsers.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 export function TypesPanel() {
   const types = useTypes();
@@ -26,7 +14,7 @@ export function TypesPanel() {
         {types.data !== undefined && (
           <div className="toolbar-actions">
             <CopyButton text={types.data} label="Copy types" />
-            <button type="button" className="button button-small" onClick={() => download(types.data)}>
+            <button type="button" className="button button-small" onClick={() => downloadText(types.data, FILE_NAME, 'text/typescript')}>
               Download {FILE_NAME}
             </button>
           </div>

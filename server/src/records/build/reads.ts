@@ -38,6 +38,9 @@ const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')
 export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null, withTotal: boolean): Built {
   const parameters = new Parameters();
   const filtered = readConditions(query, scope, parameters);
+  // No filter but the scope: the total is the maintained count, read in the same statement (so the same snapshot).
+  const maintained = withTotal && countsMaintained(table, query);
+  const countKeys = maintained ? [parameters.bind(table.name), parameters.bind(scope ? scope.userId : WHOLE_TABLE)] : [];
   const page = [...filtered.sql];
   let keyset = '';
   if (query.position) {
@@ -49,10 +52,14 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
   const offset = parameters.bind(query.offset);
   const order = orderSql(query.order);
   const { sql: columns, shape: selected } = selectionSql(table, query.select, parameters);
-  const shape = `list|${filtered.shape}|${keyset}|${order}|${selected}|${withTotal}`;
+  const shape = `list|${filtered.shape}|${keyset}|${order}|${selected}|${withTotal}|${maintained}`;
   const statement = cached(table, shape, () => {
     const name = quote(table.name);
-    const counted = withTotal ? `SELECT count(*) AS total FROM ${name}${where(filtered.sql)}` : 'SELECT NULL::bigint AS total';
+    const counted = maintained
+      ? `SELECT coalesce(sum(n), 0)::bigint AS total FROM _basalt_counts WHERE table_name = ${countKeys[0]} AND scope = ${countKeys[1]}`
+      : withTotal
+        ? `SELECT count(*) AS total FROM ${name}${where(filtered.sql)}`
+        : 'SELECT NULL::bigint AS total';
     const keys = keyColumnsSql(query.order, KEY_PREFIX).join(', ');
     return (
       `SELECT t.total AS ${quote(TOTAL)}, ${PUBLISHED_VERSION} AS ${quote(VERSION)}, p.* FROM (${counted}) t ` +
@@ -61,6 +68,17 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
     );
   });
   return { statement, values: parameters.values };
+}
+
+/** The scope of the whole table's count (an owner's count has the owner's id). */
+const WHOLE_TABLE = '*';
+
+/**
+ * Whether a list's total comes from the maintained counts (counts/): the table's counts are complete and the list has
+ * no filter, only (maybe) the owner scope. Filtered lists count their matching rows.
+ */
+export function countsMaintained(table: TableSchema, query: ListQuery): boolean {
+  return table.counted && query.conditions.length === 0;
 }
 
 /** The planner's estimate of the rows a list's filters match, for `count=estimated`. */

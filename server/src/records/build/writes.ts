@@ -97,9 +97,14 @@ export function insertManyStatement(table: TableSchema, rows: Array<Record<strin
     guards.push(writerExists(parameters.next));
     parameters.bind(writer);
   }
+  // Records that all leave every column to its default (a psql table with a serial id): one row per record, no arrays.
+  const source = arrays.length
+    ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})`
+    : `generate_series(1, ${parameters.bind(rows.length, 'integer')}) AS u(n)`;
   const statement = cached(table, `insert-many|${shape.join(',')}|${writer !== null}`, () => {
-    const source = `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})`;
-    return `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
+    // No column named: Postgres fills every column of the table with its default.
+    const target = names.length ? ` (${names.join(', ')})` : '';
+    return `INSERT INTO ${quote(table.name)}${target} SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
   });
   return { statement, values: parameters.values };
 }

@@ -47,7 +47,7 @@ export const EXACT_COUNT_LIMIT = 100_000;
 const RANGE_TYPES: readonly ColumnType[] = ['integer', 'real', 'timestamp', 'text'];
 
 /** The operators each column type takes; `is` values are checked apart. */
-const ALLOWED: Record<ColumnType, readonly Operator[]> = {
+export const OPERATORS_BY_TYPE: Record<ColumnType, readonly Operator[]> = {
   integer: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
   real: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
   timestamp: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
@@ -87,7 +87,7 @@ function timestampCondition(column: ColumnSchema, op: Comparison, at: Date): Con
 function planCondition(table: TableSchema, filter: FilterParam): Condition {
   const column = table.columns.get(filter.column);
   if (!column) throw invalidParameter(filter.key, `${filter.column} is not a column of ${table.name}`);
-  if (!ALLOWED[column.type].includes(filter.op)) {
+  if (!OPERATORS_BY_TYPE[column.type].includes(filter.op)) {
     throw invalidParameter(filter.key, `${filter.key}: ${filter.op} does not apply to ${column.type} column ${column.name}`);
   }
   switch (filter.op) {

@@ -1,0 +1,41 @@
+/**
+ * Operations (API.md, "Operations: description, metrics, readiness"): readiness, and the owner's overview of the
+ * process group's recent traffic, which the console charts. The Prometheus text (`GET /metrics`) and the OpenAPI
+ * document (`GET /openapi.json`) answer outside the envelope and have no type here.
+ */
+
+/** `GET /ready` when the service can serve (migrations ran, schema loaded, database answering). */
+export interface ReadyStatus {
+  status: 'ready';
+}
+
+/** Seconds covered by one point of the overview. */
+export const OVERVIEW_BUCKET_SECONDS = 10;
+/** How far back the overview reaches, in seconds (one hour). */
+export const OVERVIEW_WINDOW_SECONDS = 3600;
+
+/** One bucket of `OVERVIEW_BUCKET_SECONDS`, summed over every worker of the process group. */
+export interface OverviewPoint {
+  /** Start of the bucket (ISO 8601, UTC, milliseconds). */
+  at: string;
+  /** Responses finished in the bucket (every route, the fast read path included). */
+  requests: number;
+  /** Of those, with a 4xx status. */
+  clientErrors: number;
+  /** Of those, with a 5xx status. */
+  serverErrors: number;
+  /** 99th percentile response time in milliseconds (upper bound of its histogram bucket); null without requests. */
+  p99Ms: number | null;
+  /** Successful sign-ins (`POST /auth/signin` answered 200). */
+  signIns: number;
+  /** Refused sign-ins (401 or 429). */
+  signInFailures: number;
+}
+
+/** `GET /admin/overview` (owner only): the last hour, oldest point first, empty buckets included as zeros. */
+export interface Overview {
+  bucketSeconds: number;
+  /** Worker processes whose numbers are summed (1 unless WORKERS=N). */
+  workers: number;
+  points: OverviewPoint[];
+}

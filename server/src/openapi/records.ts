@@ -1,0 +1,132 @@
+import { MAX_BULK_RECORDS } from '../records/parse.js';
+import type { TableSchema } from '../db/schema.js';
+import { envelope, jsonBody, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
+import { bodySchema, componentName, filterParameters, listParameters, listSchema, recordSchema, selectParameters, type Readable } from './tables.js';
+
+/**
+ * The record routes of one table, as one caller may use them: `/api/<table>` (and its stream) under the table's
+ * policy, or the owner's `/admin/tables/<table>/records` without one. Only what the caller may do is listed.
+ */
+
+export interface TableAccess {
+  read: boolean;
+  write: boolean;
+}
+
+const READ_ERRORS = [400, 401, 403, 404, 503, 504];
+const WRITE_ERRORS = [400, 401, 403, 404, 409, 413, 503, 504];
+const STREAM_ERRORS = [400, 401, 403, 404, 429, 503];
+
+const idParameter = (table: TableSchema): Schema => ({
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `The record's id (a value that does not fit ${table.name}.id's type finds nothing: 404)`,
+  schema: str({ minLength: 1 }),
+});
+
+const eventStream = (description: string) => ({
+  status: 200,
+  description,
+  content: { 'text/event-stream': { schema: str({ description: 'Server-Sent Events: `id`, `event` (insert, update, delete, reset, error), `data` JSON' }) } },
+});
+
+/** The component schemas of a table: its record and its bodies on each surface the caller uses. */
+export function tableSchemas(table: TableSchema, access: TableAccess, surfaces: Array<'api' | 'admin'>, readers: Readable): Record<string, Schema> {
+  const schemas: Record<string, Schema> = { [componentName(table.name)]: recordSchema(table, readers) };
+  for (const surface of surfaces) {
+    if (surface === 'api' && !access.write) continue;
+    schemas[componentName(table.name, `${surface}.insert`)] = bodySchema(table, surface, 'insert');
+    schemas[componentName(table.name, `${surface}.update`)] = bodySchema(table, surface, 'update');
+  }
+  return schemas;
+}
+
+/** The paths of a table on one surface. */
+export function tablePaths(table: TableSchema, access: TableAccess, surface: 'api' | 'admin', readers: Readable): Record<string, Record<string, Operation>> {
+  const name = encodeURIComponent(table.name);
+  const base = surface === 'api' ? `/api/${name}` : `/admin/tables/${name}/records`;
+  const tags = [surface === 'api' ? `table: ${table.name}` : 'admin: records'];
+  const security = surface === 'api' ? SECURITY.api : SECURITY.user;
+  const record = ref(componentName(table.name));
+  const insert = ref(componentName(table.name, `${surface}.insert`));
+  const update = ref(componentName(table.name, `${surface}.update`));
+  const who = surface === 'api' ? `under its ${table.effectivePolicy} policy` : 'every row, no policy applies';
+  const select = selectParameters(table, readers);
+  const collection: Record<string, Operation> = {};
+  const single: Record<string, Operation> = {};
+  if (access.read) {
+    collection.get = {
+      operationId: `${surface}.${table.name}.list`,
+      summary: `List ${table.name} (${who})`,
+      tags,
+      security,
+      parameters: [...listParameters(), ...select, ...filterParameters(table)],
+      responses: responses({ status: 200, description: 'A page of records; `total` counts every match', schema: listSchema(record) }, READ_ERRORS),
+    };
+    single.get = {
+      operationId: `${surface}.${table.name}.get`,
+      summary: `One record of ${table.name}`,
+      tags,
+      security,
+      parameters: [idParameter(table), ...select],
+      responses: responses({ status: 200, description: 'The record', schema: envelope(record) }, READ_ERRORS),
+    };
+  }
+  if (access.write) {
+    collection.post = {
+      operationId: `${surface}.${table.name}.create`,
+      summary: `Create a record of ${table.name}, or 1 to ${MAX_BULK_RECORDS} in one transaction`,
+      tags,
+      security,
+      parameters: select,
+      requestBody: jsonBody({ anyOf: [insert, { type: 'array', items: insert, minItems: 1, maxItems: MAX_BULK_RECORDS }] }),
+      responses: responses(
+        { status: 201, description: 'The record as stored (an array for an array)', schema: envelope({ anyOf: [record, { type: 'array', items: record }] }) },
+        WRITE_ERRORS,
+      ),
+    };
+    single.put = {
+      operationId: `${surface}.${table.name}.upsert`,
+      summary: `Create the record with this id, or update it (only the keys sent)`,
+      tags,
+      security,
+      parameters: [idParameter(table), ...select],
+      requestBody: jsonBody(update, 'Creating takes the required columns; a body `id` must equal the path id'),
+      responses: {
+        ...responses({ status: 200, description: 'Updated', schema: envelope(record) }, WRITE_ERRORS),
+        201: { description: 'Created', content: { 'application/json': { schema: envelope(record) } } },
+      },
+    };
+    single.delete = {
+      operationId: `${surface}.${table.name}.delete`,
+      summary: `Delete a record of ${table.name}`,
+      tags,
+      security,
+      parameters: [idParameter(table)],
+      responses: responses({ status: 200, description: 'The deleted record', schema: envelope(record) }, WRITE_ERRORS.filter((status) => status !== 413)),
+    };
+  }
+  const paths: Record<string, Record<string, Operation>> = {};
+  if (Object.keys(collection).length) paths[base] = collection;
+  if (Object.keys(single).length) paths[`${base}/{id}`] = single;
+  if (access.read) {
+    const stream = surface === 'api' ? `/realtime/${name}` : `/admin/tables/${name}/realtime`;
+    paths[stream] = {
+      get: {
+        operationId: `${surface}.${table.name}.stream`,
+        summary: `Changes of ${table.name} as they happen (${who})`,
+        tags,
+        security: surface === 'api' ? SECURITY.stream : SECURITY.user,
+        parameters: [
+          ...filterParameters(table),
+          { name: 'select', in: 'query', required: false, description: 'Columns each event carries (no embeds)', schema: str() },
+          { name: 'lastEventId', in: 'query', required: false, description: 'Resume after this event (or the Last-Event-ID header)', schema: str() },
+          { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event', schema: str() },
+        ],
+        responses: responses(eventStream('An event stream: one event per change'), STREAM_ERRORS),
+      },
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,185 @@
+import { API_KEY_ACCESS, API_KEY_NAME_MAX_LENGTH, API_KEY_PREFIX, COLUMN_NAME_PATTERN, COLUMN_TYPES, EMAIL_MAX_LENGTH, ERROR_STATUS, INDEX_KINDS, ON_DELETE_RULES, OWNER_COLUMNS, POLICIES, ROLES, TABLE_NAME_PATTERN } from '@basalt/contract';
+
+/**
+ * The JSON Schema (2020-12, as OpenAPI 3.1 uses it) pieces every document shares: the error envelope, the account and
+ * table shapes, and the builders of operations and responses. The per-table parts are in tables.ts.
+ */
+
+export type Schema = Record<string, unknown>;
+export type Operation = Record<string, unknown>;
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
+export const bool: Schema = { type: 'boolean' };
+export const dateTime: Schema = { type: 'string', format: 'date-time' };
+
+/** An object with exactly these properties: the listed ones required, nothing else allowed. */
+export function object(properties: Record<string, Schema>, required: string[] = Object.keys(properties), extra: Schema = {}): Schema {
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false, ...extra };
+}
+
+/** `{ data: <schema> }`, the success envelope; `more` adds list members (`total`, `next`). */
+export const envelope = (data: Schema, more: Record<string, Schema> = {}, required = ['data', ...Object.keys(more)]): Schema =>
+  object({ data, ...more }, required);
+
+/** The text of the error statuses every document uses, by status. */
+const ERROR_TEXTS: Record<number, string> = {
+  400: 'The request is not valid: `details` names the parameter or field',
+  401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
+  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused',
+  404: 'No such route, table or record (or a record outside the caller\'s scope)',
+  409: 'A conflict: a unique value taken, or a reference that still points at the row',
+  413: 'The request body is larger than the limit',
+  429: 'Too many attempts: retry after `Retry-After` seconds',
+  503: 'The database is unavailable, or the process is shutting down: retry',
+  504: 'The statement ran past STATEMENT_TIMEOUT',
+};
+export const ERROR_STATUSES = Object.keys(ERROR_TEXTS).map(Number);
+
+/** The responses of one operation: its success and the errors it can answer (always 503 where the database answers). */
+export function responses(success: { status: number; description: string; schema?: Schema; content?: Record<string, unknown> }, errors: number[]): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    [success.status]: { description: success.description, content: success.content ?? { 'application/json': { schema: success.schema } } },
+  };
+  for (const status of errors) result[status] = { $ref: `#/components/responses/E${status}` };
+  return result;
+}
+
+export const jsonBody = (schema: Schema, description?: string): Schema => ({
+  required: true,
+  ...(description ? { description } : {}),
+  content: { 'application/json': { schema } },
+});
+
+const errorEnvelope = object({
+  error: object(
+    {
+      code: str({ enum: Object.keys(ERROR_STATUS) }),
+      message: str(),
+      details: { type: 'object' },
+    },
+    ['code', 'message'],
+  ),
+});
+
+const tokenPair = { accessToken: str(), refreshToken: str() };
+const authUser = object({ id: str(), email: str({ format: 'email' }), role: str({ enum: [...ROLES] }) });
+const keyInfo = { id: str(), name: str(), access: str({ enum: [...API_KEY_ACCESS] }), createdAt: dateTime, expiresAt: nullable(dateTime) };
+
+const columnDefinition = object(
+  {
+    name: str({ pattern: COLUMN_NAME_PATTERN.source }),
+    type: str({ enum: [...COLUMN_TYPES] }),
+    nullable: bool,
+    unique: bool,
+    default: { description: 'A JSON literal of the column\'s type' },
+    references: object({ table: str({ pattern: TABLE_NAME_PATTERN.source }), onDelete: str({ enum: [...ON_DELETE_RULES] }) }, ['table']),
+  },
+  ['name', 'type'],
+);
+
+const table = object({
+  name: str(),
+  policy: str({ enum: [...POLICIES] }),
+  ownerColumn: nullable(str({ enum: [...OWNER_COLUMNS] })),
+  effectivePolicy: str({ enum: [...POLICIES] }),
+  rowCount: object({ value: int({ minimum: 0 }), exact: bool }),
+  columns: {
+    type: 'array',
+    items: object(
+      {
+        name: str(),
+        type: str({ enum: [...COLUMN_TYPES] }),
+        nullable: bool,
+        unique: bool,
+        primaryKey: bool,
+        default: {},
+        references: object({ table: str(), onDelete: str({ enum: [...ON_DELETE_RULES] }) }),
+      },
+      ['name', 'type', 'nullable', 'unique', 'primaryKey', 'default'],
+    ),
+  },
+  indexes: { type: 'array', items: object({ name: str(), columns: { type: 'array', items: str() }, unique: bool, kind: str({ enum: [...INDEX_KINDS] }) }) },
+  realtime: object({ captured: bool, problem: str() }, ['captured']),
+});
+
+const overviewPoint = object({
+  at: dateTime,
+  requests: int({ minimum: 0 }),
+  clientErrors: int({ minimum: 0 }),
+  serverErrors: int({ minimum: 0 }),
+  p99Ms: nullable({ type: 'number', minimum: 0 }),
+  signIns: int({ minimum: 0 }),
+  signInFailures: int({ minimum: 0 }),
+});
+
+const password = str({ minLength: 8, maxLength: 72, description: '8 to 72 bytes (UTF-8)' });
+
+/** Schemas shared by every document; a document keeps only those it refers to (see document.ts). */
+export const SHARED_SCHEMAS: Record<string, Schema> = {
+  Error: errorEnvelope,
+  Credentials: object({ email: str({ maxLength: EMAIL_MAX_LENGTH, format: 'email' }), password }),
+  AuthUser: authUser,
+  Profile: object({ id: str(), email: str({ format: 'email' }), role: str({ enum: [...ROLES] }), createdAt: dateTime }),
+  AuthResult: object({ ...tokenPair, user: authUser }),
+  TokenPair: object(tokenPair),
+  SignedOut: object({ signedOut: { const: true } }),
+  Session: object({ id: str(), createdAt: dateTime, lastUsedAt: dateTime, userAgent: nullable(str()), current: bool }),
+  ApiKey: object({ ...keyInfo, lastUsedAt: nullable(dateTime) }),
+  CreatedApiKey: object({ ...keyInfo, key: str({ pattern: `^${API_KEY_PREFIX}` }) }),
+  CreateApiKey: object(
+    {
+      name: str({ minLength: 1, maxLength: API_KEY_NAME_MAX_LENGTH }),
+      access: str({ enum: [...API_KEY_ACCESS] }),
+      expiresAt: { anyOf: [dateTime, int(), { type: 'null' }], description: 'A future time (ISO 8601 or epoch milliseconds); null or absent: never' },
+    },
+    ['name', 'access'],
+  ),
+  ColumnDefinition: columnDefinition,
+  CreateTable: object(
+    { name: str({ pattern: TABLE_NAME_PATTERN.source }), columns: { type: 'array', items: ref('ColumnDefinition') }, policy: str({ enum: [...POLICIES] }) },
+    ['name'],
+  ),
+  CreateIndex: object({ columns: { type: 'array', items: str({ minLength: 1 }), minItems: 1 }, kind: str({ enum: ['btree', 'search'] }) }, ['columns']),
+  Table: table,
+  Overview: object({ bucketSeconds: int({ minimum: 1 }), workers: int({ minimum: 1 }), points: { type: 'array', items: overviewPoint } }),
+  Status: object({ status: str() }),
+};
+
+export const SHARED_PASSWORD = password;
+
+/** The security schemes: which credential each operation takes is listed on it. */
+export const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A user\'s access token (JWT), the anon key, or an API key (`bsk_...`): each where its rules allow',
+  },
+  apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: 'The anon key' },
+  accessTokenQuery: { type: 'apiKey', in: 'query', name: 'access_token', description: 'On /realtime only: a user\'s access token or an API key' },
+  apikeyQuery: { type: 'apiKey', in: 'query', name: 'apikey', description: 'On /realtime only: the anon key' },
+  metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+};
+
+export const SECURITY = {
+  none: [] as unknown[],
+  user: [{ bearer: [] }],
+  api: [{ bearer: [] }, { apikey: [] }],
+  stream: [{ bearer: [] }, { apikey: [] }, { accessTokenQuery: [] }, { apikeyQuery: [] }],
+  metrics: [{ metricsToken: [] }],
+};
+
+export function errorResponses(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(ERROR_TEXTS).map(([status, description]) => [
+      `E${status}`,
+      {
+        description,
+        ...(status === '429' ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: int({ minimum: 0 }) } } } : {}),
+        content: { 'application/json': { schema: ref('Error') } },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,198 @@
+import { EPOCH_MILLIS_TEXT, ID_COLUMN, INTEGER_RANGES, INTEGER_TEXT, ISO_8601, MAX_LIMIT, REAL_TEXT, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import type { ColumnSchema, TableSchema } from '../db/schema.js';
+import { OPERATORS_BY_TYPE } from '../records/query/plan.js';
+import { IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
+import { embedNameOf } from '../records/embed/plan.js';
+import { int, nullable, object, ref, str, type Schema } from './schema.js';
+
+/**
+ * One table in the document: its record as answered, its bodies as taken (strict: unknown keys are refused), and its
+ * query parameters (every column with every operator its type takes). The names come from the schema cache, the
+ * operators from the query planner, so the document cannot drift from what the service does.
+ */
+
+/** Component names are `[A-Za-z0-9._-]`: a table made with psql may have any name, so others are escaped. */
+export const componentName = (table: string, part?: string): string =>
+  `table.${table.replace(/[^A-Za-z0-9_-]/g, (character) => `-${character.charCodeAt(0).toString(16)}-`)}${part ? `.${part}` : ''}`;
+
+const NO_NUL = '^[^\\u0000]*$';
+const WHOLE_NUMBER = '^[0-9]+$';
+/** `<column>.asc|desc`, comma-separated (the list's `order` and an embed's `<name>.order`). */
+const ORDER_PATTERN = '^[^,]+\\.(asc|desc)(,[^,]+\\.(asc|desc))*$';
+
+/** A column's value as the service answers it. */
+function valueSchema(column: ColumnSchema): Schema {
+  switch (column.type) {
+    case 'integer': {
+      const [min, max] = INTEGER_RANGES[column.pgType] ?? INTEGER_RANGES.int4!;
+      // JSON numbers are exact to 2^53: that is as far as an int8 travels.
+      return int({ minimum: Math.max(Number(min), Number.MIN_SAFE_INTEGER), maximum: Math.min(Number(max), Number.MAX_SAFE_INTEGER) });
+    }
+    case 'real':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'timestamp':
+      // A date column answers as Postgres prints it (`2026-11-23`); timestamps as ISO 8601 with milliseconds, in UTC.
+      return str({ format: column.pgType === 'date' ? 'date' : 'date-time' });
+    case 'json':
+      return {};
+    case 'text':
+      return str({ ...(column.pgType === 'uuid' ? { format: 'uuid' } : {}), ...(column.maxLength !== null ? { maxLength: column.maxLength } : {}) });
+  }
+}
+
+/** A column's value as a body takes it: timestamps also as epoch milliseconds; text without NUL characters. */
+function inputSchema(column: ColumnSchema): Schema {
+  if (column.type === 'timestamp') return { anyOf: [str({ pattern: ISO_8601.source, description: 'ISO 8601 date or date-time (UTC without an offset)' }), int({ description: 'epoch milliseconds' })] };
+  // A text id may be left out (the server makes one) but not sent empty.
+  if (column.type === 'text') return { ...valueSchema(column), pattern: NO_NUL, ...(column.name === ID_COLUMN ? { minLength: 1 } : {}) };
+  return valueSchema(column);
+}
+
+const withNull = (column: ColumnSchema, schema: Schema): Schema => (column.nullable && column.type !== 'json' ? nullable(schema) : schema);
+
+/** Who reads which tables: the relations a record of `table` can embed are those to tables the reader may read. */
+export interface Readable {
+  readable(table: TableSchema): boolean;
+  tables: TableSchema[];
+}
+
+/** The embeds a record of `table` may carry for this reader: to-one by column, to-many by table. */
+export function embedsOf(table: TableSchema, readers: Readable): { name: string; schema: Schema; many: boolean }[] {
+  const embeds: { name: string; schema: Schema; many: boolean }[] = [];
+  for (const column of table.referenceColumns) {
+    const target = readers.tables.find((candidate) => candidate.name === column.references!.table);
+    if (target && readers.readable(target)) embeds.push({ name: embedNameOf(column.name), schema: nullable(ref(componentName(target.name))), many: false });
+  }
+  for (const other of readers.tables) {
+    if (!readers.readable(other) || !other.referenceColumns.some((column) => column.references!.table === table.name)) continue;
+    embeds.push({ name: other.name, schema: { type: 'array', items: ref(componentName(other.name)), maxItems: MAX_LIMIT }, many: true });
+  }
+  return embeds.filter((embed) => !table.columns.has(embed.name));
+}
+
+/**
+ * The record: every column (`select` may leave any out, so none is required) and the embeds `select` may add (a name
+ * used by two relations is written `table.column` in `select` but keyed by the table's name).
+ */
+export function recordSchema(table: TableSchema, readers: Readable): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const column of table.columnList) properties[column.name] = withNull(column, valueSchema(column));
+  for (const embed of embedsOf(table, readers)) {
+    const earlier = properties[embed.name];
+    properties[embed.name] = earlier ? { anyOf: [earlier, embed.schema] } : embed.schema;
+  }
+  return object(properties, [], {
+    description: `A record of ${table.name}. Without \`select\` it carries every column; \`select\` chooses columns and embeds related records.`,
+  });
+}
+
+/** The columns a body may set: not the server-managed timestamps, not generated ones, not a forced owner column. */
+function writable(table: TableSchema, forcedOwner: string | null): ColumnSchema[] {
+  return table.columnList.filter((column) => !(TIMESTAMP_COLUMNS as readonly string[]).includes(column.name) && !column.generated && column.name !== forcedOwner);
+}
+
+/** The body of a create (`required`: not null, no default) or of an upsert (every key optional). */
+export function bodySchema(table: TableSchema, surface: 'api' | 'admin', kind: 'insert' | 'update'): Schema {
+  const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+  const columns = writable(table, forcedOwner);
+  const properties: Record<string, Schema> = Object.fromEntries(columns.map((column) => [column.name, withNull(column, inputSchema(column))]));
+  // Under owner-scoped the owner column is set to the caller whatever the body says: it is accepted and ignored.
+  if (forcedOwner) properties[forcedOwner] = { description: 'Ignored: set to the caller', anyOf: [str(), { type: 'null' }] };
+  const required =
+    kind === 'update'
+      ? []
+      : columns
+          .filter((column) => !column.nullable && !column.hasDefault && (column.name !== ID_COLUMN || column.type !== 'text'))
+          .map((column) => column.name);
+  return object(properties, required);
+}
+
+/** A query parameter. */
+const parameter = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, description, schema });
+
+/** A filter value of this column as the query string carries it. */
+function filterSchema(column: ColumnSchema): Schema {
+  switch (column.type) {
+    case 'integer':
+      return str({ pattern: INTEGER_TEXT.source });
+    case 'real':
+      return str({ pattern: REAL_TEXT.source });
+    case 'boolean':
+      return str({ enum: ['true', 'false'] });
+    case 'timestamp':
+      return str({ pattern: `${ISO_8601.source}|${EPOCH_MILLIS_TEXT.source}`, description: 'ISO 8601, or epoch milliseconds' });
+    default:
+      return str({ pattern: NO_NUL });
+  }
+}
+
+const OPERATOR_TEXTS: Record<string, string> = {
+  eq: 'equal to',
+  neq: 'not equal to (NULL matches neither)',
+  gt: 'greater than',
+  gte: 'greater than or equal to',
+  lt: 'less than',
+  lte: 'less than or equal to',
+  in: `one of a comma-separated list of 1 to ${MAX_LIST_VALUES} values (a value holding a comma or a quote in double quotes)`,
+  nin: 'none of a comma-separated list (NULL matches neither)',
+  like: 'matches the pattern, `*` for any run of characters',
+  ilike: 'matches the pattern, case-insensitive',
+  search: 'full-text match of the words',
+  is: 'is null, not null, true or false',
+};
+
+/**
+ * Every filter parameter of a table, `<column>=v` (not for reserved names) and `<column>[op]=v`, as components: lists
+ * and streams of both surfaces refer to them (`filterParameters`), so the document holds each once.
+ */
+export function filterParameterComponents(table: TableSchema): Record<string, Schema> {
+  const parameters: Record<string, Schema> = {};
+  const key = (column: string, op?: string) => componentName(table.name, `${column.replace(/[^A-Za-z0-9_-]/g, '_')}${op ? `.${op}` : ''}`);
+  for (const column of table.columnList) {
+    const value = filterSchema(column);
+    if (!RESERVED_PARAMETERS.has(column.name)) parameters[key(column.name)] = parameter(column.name, value, `${column.name} equal to (coerced to ${column.type})`);
+    for (const op of OPERATORS_BY_TYPE[column.type]) {
+      const schema =
+        op === 'is'
+          ? str({ enum: column.type === 'boolean' ? [...IS_VALUES] : ['null', 'notnull'] })
+          : op === 'in' || op === 'nin'
+            ? str({ pattern: NO_NUL })
+            : value;
+      parameters[key(column.name, op)] = parameter(`${column.name}[${op}]`, schema, `${column.name} ${OPERATOR_TEXTS[op]}`);
+    }
+  }
+  return parameters;
+}
+
+/** References to a table's filter parameters (`filterParameterComponents`). */
+export function filterParameters(table: TableSchema): Schema[] {
+  return Object.keys(filterParameterComponents(table)).map((name) => ({ $ref: `#/components/parameters/${name}` }));
+}
+
+/** `select` and the to-many embeds' `<name>.order` / `<name>.limit`. */
+export function selectParameters(table: TableSchema, readers: Readable): Schema[] {
+  const parameters = [parameter('select', str(), 'Columns and embeds, comma-separated: `id,title,author(name),comments(*)`; `*` for every column')];
+  for (const embed of embedsOf(table, readers).filter((candidate) => candidate.many)) {
+    parameters.push(parameter(`${embed.name}.order`, str({ pattern: ORDER_PATTERN }), `Order of the embedded ${embed.name}`));
+    parameters.push(parameter(`${embed.name}.limit`, str({ pattern: WHOLE_NUMBER }), `At most this many embedded ${embed.name} per record (0 to ${MAX_LIMIT})`));
+  }
+  return parameters;
+}
+
+/** A list's paging, order and count parameters. */
+export function listParameters(): Schema[] {
+  return [
+    parameter('limit', str({ pattern: WHOLE_NUMBER }), `Records per page (default 20, at most ${MAX_LIMIT})`),
+    parameter('offset', str({ pattern: WHOLE_NUMBER }), 'Records to skip (not with `after`)'),
+    parameter('order', str({ pattern: ORDER_PATTERN }), '`<column>.asc|desc`, comma-separated; `id` breaks ties'),
+    parameter('after', str(), 'The `next` cursor of the page before'),
+    parameter('count', str({ enum: ['exact', 'estimated', 'none'] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
+  ];
+}
+
+/** A list response: `total` is absent with `count=none`; `totalExact` comes with `count=estimated`. */
+export function listSchema(record: Schema): Schema {
+  return object({ data: { type: 'array', items: record }, total: int({ minimum: 0 }), totalExact: { type: 'boolean' }, next: nullable(str()) }, ['data', 'next']);
+}

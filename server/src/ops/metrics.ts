@@ -1,0 +1,115 @@
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HttpSeries } from './httpSeries.js';
+
+/**
+ * The Prometheus metrics of one process (`GET /metrics`, API.md "Operations"). Request counts and durations are
+ * observed on every response into series cached by route, method and status (ops/httpSeries.ts), so the hot path
+ * looks up three maps and never builds a label object; pool, schema, hashing and realtime numbers are read at
+ * scrape time.
+ */
+
+/** What the gauges read when scraped. */
+export interface MetricSources {
+  pool: { totalCount: number; idleCount: number; waitingCount: number };
+  /** Completed schema loads since start. */
+  schemaLoads: () => number;
+  passwordJobs: () => { running: number; queued: number };
+  realtimeStreams: () => number;
+}
+
+/** Seconds; from a millisecond to ten seconds, the range where an API's latency means something. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const SIGN_IN_OUTCOMES = ['success', 'refused', 'rate_limited', 'invalid', 'error'] as const;
+export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];
+
+/** Workers a scrape covers: each process says 1 answered; the cluster's primary adds the ones that did not answer. */
+export const SCRAPE_WORKERS = 'basalt_scrape_workers';
+const SCRAPE_WORKERS_HELP = 'Worker processes whose metrics this scrape sums (answered) or lacks (missing: no answer in time)';
+
+export class ProcessMetrics {
+  readonly registry = new Registry();
+  private readonly http = new HttpSeries(
+    { count: 'basalt_http_requests_total', duration: 'basalt_http_request_duration_seconds' },
+    {
+      count: 'HTTP responses finished, by method, route template and status',
+      duration: 'Time from a request reaching the app to its response finishing, by method, route template and status (event streams are not timed)',
+    },
+    DURATION_BUCKETS,
+  );
+  private readonly signIns = new Map<SignInOutcome, { inc(): void }>();
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    // Gauges named like counters (promtool refuses them); their per-type siblings without `_total` stay.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+    this.http.registerIn(this.registry);
+    const signIns = new Counter({ name: 'basalt_signins_total', help: 'POST /auth/signin answers by outcome: success (200), refused (401), rate_limited (429), invalid (other 4xx), error (5xx)', labelNames: ['outcome'], registers });
+    for (const outcome of SIGN_IN_OUTCOMES) this.signIns.set(outcome, signIns.labels(outcome));
+    for (const outcome of SIGN_IN_OUTCOMES) signIns.inc({ outcome }, 0);
+    const { pool } = sources;
+    gauge(registers, 'basalt_db_pool_connections', 'Open connections of the record pool', () => pool.totalCount);
+    gauge(registers, 'basalt_db_pool_idle_connections', 'Idle connections of the record pool', () => pool.idleCount);
+    gauge(registers, 'basalt_db_pool_waiting_queries', 'Queries waiting for a connection of the record pool', () => pool.waitingCount);
+    gauge(registers, 'basalt_realtime_streams', 'Open realtime event streams', sources.realtimeStreams);
+    new Gauge({
+      name: 'basalt_password_jobs',
+      help: 'bcrypt jobs of sign-ins, sign-ups and password changes: running on a hashing thread, or queued behind one',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const { running, queued } = sources.passwordJobs();
+        this.set({ state: 'running' }, running);
+        this.set({ state: 'queued' }, queued);
+      },
+    });
+    let counted = 0;
+    new Counter({
+      name: 'basalt_schema_reloads_total',
+      help: 'Loads of the schema cache from the catalog (the first at start included)',
+      registers,
+      collect() {
+        const loads = sources.schemaLoads();
+        if (loads > counted) this.inc(loads - counted);
+        counted = loads;
+      },
+    });
+    const workers = new Gauge({ name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, labelNames: ['state'], registers });
+    workers.set({ state: 'answered' }, 1);
+    workers.set({ state: 'missing' }, 0);
+  }
+
+  /** One finished response; `seconds` < 0 when it has no meaningful duration (an event stream that ended). */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.http.observe(method, route, status, seconds);
+  }
+
+  signIn(outcome: SignInOutcome): void {
+    this.signIns.get(outcome)?.inc();
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+function gauge(registers: Registry[], name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers,
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
+export type MetricsPart = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** The workers' metrics summed (prom-client's aggregation, by each metric's aggregator), plus the missing count. */
+export function combineMetrics(parts: MetricsPart[], missing: number): Promise<string> {
+  const missingWorkers = { name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, type: 'gauge', aggregator: 'sum', values: [{ labels: { state: 'missing' }, value: missing }] };
+  return AggregatorRegistry.aggregate([...parts, [missingWorkers]]).metrics();
+}
+

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { ERROR_STATUS } from '@basalt/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../harness.js';
+import { createProject, type Project } from './fixture.js';
+import { RequestMaker, type FuzzOperation } from './requests.js';
+import { DocumentSchemas } from './validator.js';
+
+/**
+ * A bounded property-based fuzz run (fast-check) on its own database: requests made from each caller's own document
+ * (json-schema-faker), valid or with one fault, as anon, a member and the owner. Every answer: never a 500, the
+ * envelope, a status the document lists for the operation, and a body that matches the schema it gives that status.
+ * Not fuzzed (docs/api.md, "Conformance runs"): the event streams, and the calls that would change the project under
+ * the run's document or pull it away (adding or dropping columns, dropping tables, policy changes, deleting or signing
+ * out accounts, password changes); the Prism run covers those.
+ */
+
+const EXCLUDED = new Set(['admin.dropTable', 'admin.addColumn', 'admin.dropColumn', 'admin.setPolicy', 'admin.deleteUser', 'admin.signOutUser', 'auth.deleteMe', 'auth.signout', 'auth.password', 'ops.metrics']);
+const RUNS = { anon: 150, member: 200, owner: 250 };
+/** FUZZ_SEED replays or varies a run; FUZZ_SCALE multiplies its length (for a longer run by hand). */
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an OpenAPI document
+
+let h: Harness;
+let project: Project;
+const known: Record<string, string[]> = {};
+
+beforeAll(async () => {
+  h = await startHarness();
+  project = await createProject(h);
+  const owner = { authorization: `Bearer ${project.owner.accessToken}` };
+  const member = { authorization: `Bearer ${project.member.accessToken}` };
+  const author = await h.request().post('/api/authors').set(owner).send({ name: 'Ada' });
+  const post = await h.request().post('/api/posts').set(member).send({ title: 'first', author_id: author.body.data.id });
+  const comment = await h.request().post('/api/comments').set(member).send({ post_id: post.body.data.id, text: 'hi' });
+  const legacy = await h.request().post('/api/legacy').set(owner).send({ code: 'A1' });
+  known.id = [author.body.data.id, post.body.data.id, comment.body.data.id, String(legacy.body.data.id), project.member.id];
+  known.name = ['authors', 'posts', 'comments', 'secrets', 'legacy'];
+  known.column = ['bio', 'title', 'nope'];
+  known['?select'] = ['*', 'id', 'id,createdAt'];
+  known['?order'] = ['id.asc', 'createdAt.desc', 'updatedAt.asc,id.desc'];
+  known['?after'] = [];
+});
+afterAll(async () => h?.close());
+
+function operationsOf(document: Json): FuzzOperation[] {
+  return Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json)
+      .filter(([, operation]) => !EXCLUDED.has(operation.operationId) && !/stream$/.test(operation.operationId))
+      .map(([method, operation]) => ({ path, method, operation })),
+  );
+}
+
+/** The documented response of an operation for a status (resolving `$ref`s), and where its schema sits. */
+function documented(document: Json, target: FuzzOperation, status: number): { segments: string[] } | null {
+  const response = target.operation.responses[String(status)];
+  if (!response) return null;
+  if (response.$ref) return { segments: [...(response.$ref as string).slice(2).split('/'), 'content', 'application/json', 'schema'] };
+  return response.content?.['application/json'] ? { segments: ['paths', target.path, target.method, 'responses', String(status), 'content', 'application/json', 'schema'] } : { segments: [] };
+}
+
+async function fuzzAs(who: keyof typeof RUNS, headers: Record<string, string>): Promise<void> {
+  const document = (await (await fetch(`${h.url}/openapi.json`, { headers })).json()) as Json;
+  const schemas = new DocumentSchemas(document);
+  const maker = new RequestMaker(document, known);
+  const statuses = new Map<number, number>();
+  const operations = new Map(operationsOf(document).map((operation) => [operation.operation.operationId as string, operation]));
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...operations.keys()), fc.integer({ min: 1, max: 2 ** 30 }), fc.integer({ min: 0, max: 9 }), async (operationId, seed, faultKind) => {
+      const target = operations.get(operationId)!;
+      const request = maker.make(target, seed, faultKind);
+      const secured = (target.operation.security as object[] | undefined)?.length !== 0;
+      const response = await fetch(`${h.url}${request.url}`, {
+        method: request.method,
+        headers: { ...(secured ? headers : {}), ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: request.body,
+      });
+      const text = await response.text();
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      const where = `${who} ${request.method} ${request.url.slice(0, 300)} ${request.body?.slice(0, 300) ?? ''} (${request.fault}) -> ${response.status} ${text.slice(0, 300)}`;
+      expect(response.status, where).not.toBe(500);
+      expect(response.headers.get('content-type'), where).toMatch(/^application\/json/);
+      const body = JSON.parse(text) as Json;
+      if (response.status >= 400) {
+        expect(typeof body.error?.code === 'string' && typeof body.error?.message === 'string', where).toBe(true);
+        expect(ERROR_STATUS[body.error.code as keyof typeof ERROR_STATUS], where).toBe(response.status);
+      } else if (target.operation.operationId !== 'ops.openapi') {
+        expect(body, where).toHaveProperty('data');
+      }
+      const response_ = documented(document, target, response.status);
+      expect(response_, `${where}: status not in the document`).not.toBeNull();
+      if (response_!.segments.length) {
+        const validate = schemas.at(response_!.segments);
+        expect(validate(body), `${where}: ${schemas.errors(validate)}`).toBe(true);
+      }
+    }),
+    { numRuns: Math.round(RUNS[who] * SCALE), seed: SEED, endOnFailure: true },
+  );
+  // A run that only ever hits refusals would prove little: a fair share of the requests must succeed.
+  const total = [...statuses.values()].reduce((sum, count) => sum + count, 0);
+  const successes = [...statuses].filter(([status]) => status < 300).reduce((sum, [, count]) => sum + count, 0);
+  console.log(`fuzz as ${who}: ${total} requests, by status ${JSON.stringify(Object.fromEntries(statuses))}`);
+  expect(successes / total, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(0.2);
+}
+
+describe('fuzzing from the document', () => {
+  it('as anon', async () => fuzzAs('anon', { apikey: project.anonKey }), 120_000);
+  it('as a member', async () => fuzzAs('member', { authorization: `Bearer ${project.member.accessToken}` }), 120_000);
+  it('as the owner', async () => fuzzAs('owner', { authorization: `Bearer ${project.owner.accessToken}` }), 180_000);
+});

@@ -1,0 +1,114 @@
+import { validate } from '@readme/openapi-parser';
+import { DocumentSchemas } from './conformance/validator.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf, startHarness, type Harness } from './harness.js';
+import { createProject, type Project } from './conformance/fixture.js';
+
+type Parameter = { name: string } | { $ref: string };
+type Document = { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; parameters?: Parameter[]; requestBody?: unknown }>>; components: { schemas: Record<string, Record<string, unknown>>; parameters: Record<string, { name: string }> } };
+
+let h: Harness;
+let project: Project;
+
+async function documentFor(headers: Record<string, string>): Promise<Document> {
+  const response = await h.request().get('/openapi.json').set(headers);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  return response.body as Document;
+}
+
+async function keyOf(access: 'read' | 'read-write'): Promise<string> {
+  const response = await h.request().post('/auth/keys').set(project.member.auth).send({ name: `doc ${access}`, access });
+  expect(response.status).toBe(201);
+  return response.body.data.key as string;
+}
+
+const operations = (document: Document) =>
+  Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+
+beforeAll(async () => {
+  h = await startHarness();
+  project = await createProject(h);
+});
+afterAll(async () => h?.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document for anon, a member, the owner and API keys', async () => {
+    const callers = {
+      anon: { apikey: project.anonKey },
+      member: project.member.auth,
+      owner: project.owner.auth,
+      readKey: { Authorization: `Bearer ${await keyOf('read')}` },
+      writeKey: { Authorization: `Bearer ${await keyOf('read-write')}` },
+    };
+    for (const [who, headers] of Object.entries(callers)) {
+      const document = await documentFor(headers);
+      expect(document.openapi, who).toBe('3.1.0');
+      const result = await validate(structuredClone(document) as never);
+      expect(result.valid, `${who}: ${JSON.stringify('errors' in result ? result.errors.slice(0, 3) : [])}`).toBe(true);
+      // The parser checks the document's structure; every schema in it must also be valid JSON Schema 2020-12.
+      const schemas = new DocumentSchemas(document);
+      for (const name of Object.keys(document.components.schemas)) expect(() => schemas.at(['components', 'schemas', name]), `${who}: ${name}`).not.toThrow();
+    }
+  });
+
+  it('describes what each caller may use, and nothing else', async () => {
+    const anon = operations(await documentFor({ apikey: project.anonKey }));
+    expect(anon).toEqual(expect.arrayContaining(['GET /api/authors', 'GET /api/authors/{id}', 'GET /realtime/authors', 'POST /auth/signin', 'GET /health', 'GET /ready']));
+    for (const hidden of ['POST /api/authors', 'GET /api/posts', 'GET /api/secrets', 'GET /auth/me', 'GET /admin/tables', 'GET /metrics']) expect(anon).not.toContain(hidden);
+
+    const member = operations(await documentFor(project.member.auth));
+    expect(member).toEqual(expect.arrayContaining(['GET /api/posts', 'POST /api/posts', 'PUT /api/posts/{id}', 'DELETE /api/comments/{id}', 'GET /api/authors', 'GET /auth/me', 'POST /auth/keys']));
+    for (const hidden of ['POST /api/authors', 'GET /api/secrets', 'GET /api/legacy', 'GET /admin/tables', 'GET /admin/tables/posts/records']) expect(member).not.toContain(hidden);
+
+    const owner = operations(await documentFor(project.owner.auth));
+    expect(owner).toEqual(
+      expect.arrayContaining(['POST /api/authors', 'GET /api/secrets', 'GET /api/legacy', 'GET /admin/tables', 'POST /admin/tables/{name}/indexes', 'GET /admin/tables/secrets/records', 'PUT /admin/tables/legacy/records/{id}', 'GET /admin/overview']),
+    );
+
+    // A key acts on /api only: /auth routes that need a caller and /admin are not its to use.
+    const readKey = operations(await documentFor({ Authorization: `Bearer ${await keyOf('read')}` }));
+    expect(readKey).toContain('GET /api/posts');
+    for (const hidden of ['POST /api/posts', 'GET /auth/me', 'POST /auth/keys', 'GET /admin/tables']) expect(readKey).not.toContain(hidden);
+  });
+
+  it('lists every filter operator a column type takes, and bodies that refuse unknown keys', async () => {
+    const document = await documentFor(project.member.auth);
+    const names = document.paths['/api/posts']!.get!.parameters!.map((parameter) =>
+      '$ref' in parameter ? document.components.parameters[parameter.$ref.split('/').pop()!]!.name : parameter.name,
+    );
+    expect(names).toEqual(expect.arrayContaining(['limit', 'offset', 'order', 'after', 'count', 'select', 'title', 'title[ilike]', 'title[search]', 'views[gte]', 'views[in]', 'published[is]', 'comments.order', 'comments.limit']));
+    expect(names).not.toContain('published[gt]');
+    const insert = document.components.schemas['table.posts.api.insert']!;
+    expect(insert.additionalProperties).toBe(false);
+    expect(insert.required).toEqual(['title']);
+    expect(Object.keys(insert.properties as object)).not.toContain('createdAt');
+    const record = document.components.schemas['table.posts']!;
+    expect(Object.keys(record.properties as object)).toEqual(expect.arrayContaining(['id', 'title', 'views', 'author', 'comments']));
+    // The psql table: a serial id is filled by the database, int8 and date are described as such.
+    const owner = await documentFor(project.owner.auth);
+    const legacy = owner.components.schemas['table.legacy.api.insert']!;
+    expect(legacy.required ?? []).toEqual([]);
+    expect((owner.components.schemas['table.legacy']!.properties as Record<string, unknown>).code).toMatchObject({ anyOf: [{ type: 'string', maxLength: 8 }, { type: 'null' }] });
+  });
+
+  it('changes when the schema and the policies do', async () => {
+    const before = operations(await documentFor({ apikey: project.anonKey }));
+    expect(before).not.toContain('GET /api/secrets');
+    await h.request().patch('/admin/tables/secrets').set(project.owner.auth).send({ policy: 'public-read' }).expect(200);
+    await h.request().post('/admin/tables').set(project.owner.auth).send({ name: 'later', policy: 'public-read', columns: [{ name: 'x', type: 'integer' }] }).expect(201);
+    const after = operations(await documentFor({ apikey: project.anonKey }));
+    expect(after).toEqual(expect.arrayContaining(['GET /api/secrets', 'GET /api/later']));
+    await h.request().patch('/admin/tables/secrets').set(project.owner.auth).send({ policy: 'private' }).expect(200);
+    await h.request().delete('/admin/tables/later').set(project.owner.auth).expect(200);
+    const again = operations(await documentFor({ apikey: project.anonKey }));
+    expect(again).not.toContain('GET /api/secrets');
+    expect(again).not.toContain('GET /api/later');
+  });
+
+  it('needs credentials as /api does', async () => {
+    expect(errorOf(await h.request().get('/openapi.json')).code).toBe('UNAUTHORIZED');
+    expect((await h.request().get('/openapi.json').set('Authorization', 'Bearer nonsense')).status).toBe(401);
+    expect((await h.request().get('/openapi.json').set('apikey', 'bsk_nonsense')).status).toBe(401);
+  });
+});
