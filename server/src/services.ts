@@ -20,6 +20,7 @@ import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
 import { Capture } from './realtime/capture.js';
 import { Hub } from './realtime/hub.js';
+import { ChangeTrimmer } from './realtime/trim.js';
 import { Telemetry } from './ops/telemetry.js';
 import { Counting } from './counts/install.js';
 import { CountFolder } from './counts/fold.js';
@@ -62,6 +63,8 @@ export interface Services {
   /** Realtime: the capture triggers' installer and the process's stream hub. */
   capture: Capture;
   hub: Hub;
+  /** Deletes changes past their retention (every minute, subscribers or not). */
+  trimmer: ChangeTrimmer;
   /** Exact counts: the installer (tables made with psql, owner columns changed) and the background fold. */
   counting: Counting;
   folder: CountFolder;
@@ -126,6 +129,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
     const current = listener;
     const hub = new Hub({ pool, cache, confirmCaller: (caller) => keys.confirm(caller), onError: options.onError });
+    const trimmer = new ChangeTrimmer(pool, options.onError);
+    trimmer.start();
     return {
       knex,
       pool,
@@ -139,6 +144,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       limiter,
       capture,
       hub,
+      trimmer,
       counting,
       folder,
       telemetry: new Telemetry({ knex, pool, cache, passwords, hub, metricsToken: options.metricsToken }),
@@ -164,6 +170,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         counting.stop();
         capture.stop();
         await folder.stop();
+        await trimmer.stop();
         await counting.settled();
         await current?.close();
         await passwords.close();

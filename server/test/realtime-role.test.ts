@@ -11,6 +11,8 @@ import { createTable, signUp, startHarness, type Account, type Harness } from '.
 
 const suffix = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 const role = `basalt_role_${suffix}`;
+// The throw-away PostgreSQL `npm test` starts without TEST_DATABASE_URL asks for passwords (a trust server ignores it).
+const password = randomBytes(12).toString('hex');
 const database = `basalt_role_db_${suffix}`;
 let h: Harness | undefined;
 let owner: Account;
@@ -28,12 +30,15 @@ async function asAdmin(sql: string, url = testAdminUrl()): Promise<void> {
 const on = (url: string, name: string, user?: string) => {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
-  if (user) parsed.username = user;
+  if (user) {
+    parsed.username = user;
+    parsed.password = password;
+  }
   return parsed.toString();
 };
 
 beforeAll(async () => {
-  await asAdmin(`CREATE ROLE "${role}" LOGIN NOSUPERUSER`);
+  await asAdmin(`CREATE ROLE "${role}" LOGIN NOSUPERUSER PASSWORD '${password}'`);
   await asAdmin(`CREATE DATABASE "${database}" OWNER "${role}"`);
   // Made by another role, which lets the service read and write it, but not put triggers on it.
   await asAdmin(`CREATE TABLE other_team (id text PRIMARY KEY, label text); GRANT SELECT, INSERT, UPDATE, DELETE ON other_team TO "${role}"`, on(testAdminUrl(), database));

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Housekeeping } from '../db/housekeeping.js';
 
 /**
  * Folds the count rows: every (table, scope) with more than one row becomes one row holding their sum, in one
@@ -27,41 +28,25 @@ export const FOLD_SQL = `
 export const VACUUM_AFTER_ROWS = 5_000;
 export const FOLD_INTERVAL_MS = 1_000;
 
-export class CountFolder {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  /** Rows this process's folds deleted since its last VACUUM of the count table. */
-  private deadRows = 0;
-
+export class CountFolder extends Housekeeping {
   constructor(
     private readonly knex: Knex,
-    private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    onError?: (error: unknown) => void,
+  ) {
+    super('_basalt_counts', VACUUM_AFTER_ROWS, (sql) => knex.raw(sql), onError);
+  }
 
   /** One fold now, and the VACUUM it calls for (tests and benchmarks call it to settle the counts). */
   fold(): Promise<void> {
-    this.running ??= this.foldAndClean()
-      .catch(this.onError)
-      .finally(() => (this.running = undefined));
-    return this.running;
+    return this.run();
   }
 
-  private async foldAndClean(): Promise<void> {
+  protected async clean(): Promise<number> {
     const result = await this.knex.raw<{ rows: Array<{ folded: number }> }>(FOLD_SQL);
-    this.deadRows += result.rows[0]?.folded ?? 0;
-    if (this.deadRows < VACUUM_AFTER_ROWS) return;
-    this.deadRows = 0;
-    await this.knex.raw('VACUUM (SKIP_LOCKED) _basalt_counts');
+    return result.rows[0]?.folded ?? 0;
   }
 
-  start(intervalMs = FOLD_INTERVAL_MS): void {
-    this.timer ??= setInterval(() => void this.fold(), intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  override start(intervalMs = FOLD_INTERVAL_MS): void {
+    super.start(intervalMs);
   }
 }

@@ -14,9 +14,6 @@ import { ChangeLog, eventIdOf, isAfter, type Change, type Place } from './log.js
 
 export const POLL_MS = 50;
 const HEARTBEAT_MS = 25_000;
-/** Changes are kept at least this long for resumes (API.md says 10 minutes). */
-export const RETENTION_MS = 15 * 60_000;
-const TRIM_EVERY_MS = 60_000;
 
 /** Where a subscriber's events go (realtime/stream.ts); `send` is false once it overflowed and was closed. */
 export interface EventSink {
@@ -61,7 +58,6 @@ export class Hub {
   private last: Place | null = null;
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
-  private lastTrim = 0;
   private checkedVersion = -1;
   private closed = false;
   private readonly expiry = new Map<Subscription, NodeJS.Timeout>();
@@ -154,10 +150,6 @@ export class Hub {
     await this.deliver(fresh, [...this.live]);
     if (changes.length > 0) this.last = changes[changes.length - 1]!;
     this.horizon = next;
-    if (Date.now() - this.lastTrim > TRIM_EVERY_MS) {
-      this.lastTrim = Date.now();
-      await this.log.trim(RETENTION_MS);
-    }
   }
 
   /** A resumed subscriber first gets what it missed, up to where the live ones are; then it is one of them. */

@@ -118,12 +118,23 @@ export class ChangeLog {
     return place.xid <= BigInt(result.rows[0]?.xid ?? '0');
   }
 
-  /** Deletes changes older than `retentionMs`, remembering up to which transaction. */
-  async trim(retentionMs: number): Promise<void> {
-    await this.pool.query(
-      `WITH gone AS (DELETE FROM _basalt_changes WHERE at < now() - make_interval(secs => $1::double precision) RETURNING xid)
-       UPDATE _basalt_changes_trimmed SET xid = greatest(xid, (SELECT xid FROM gone ORDER BY xid DESC LIMIT 1)) WHERE EXISTS (SELECT 1 FROM gone)`,
+  /**
+   * Deletes changes older than `retentionMs`, remembering up to which transaction, and answers how many went. One
+   * process at a time (an advisory lock): another one's trim under way makes this one delete nothing.
+   */
+  async trim(retentionMs: number): Promise<number> {
+    const result = await this.pool.query<{ deleted: number }>(
+      `WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('basalt changes trim')) AS held),
+            gone AS (
+              DELETE FROM _basalt_changes
+               WHERE at < now() - make_interval(secs => $1::double precision) AND (SELECT held FROM lock)
+               RETURNING xid),
+            marked AS (
+              UPDATE _basalt_changes_trimmed SET xid = greatest(xid, (SELECT xid FROM gone ORDER BY xid DESC LIMIT 1))
+               WHERE EXISTS (SELECT 1 FROM gone))
+       SELECT count(*)::int AS deleted FROM gone`,
       [retentionMs / 1000],
     );
+    return result.rows[0]?.deleted ?? 0;
   }
 }
