@@ -4,6 +4,7 @@ import type { Limits } from '@basalt/contract';
 import { DEFAULT_LIMITS } from '@basalt/contract';
 import { AccountService } from './auth/accounts.js';
 import { AbuseLimiter } from './auth/limits.js';
+import { AuthSweeper } from './auth/sweep.js';
 import { KeyService } from './auth/keys/service.js';
 import { PasswordChanges } from './auth/passwordChanges.js';
 import { SessionStore } from './auth/sessions.js';
@@ -60,6 +61,8 @@ export interface Services {
   passwordChanges: PasswordChanges;
   keys: KeyService;
   limiter: AbuseLimiter;
+  /** Deletes ended limit windows, expired sessions and reset tokens (auth/sweep.ts). */
+  sweeper: AuthSweeper;
   /** Realtime: the capture triggers' installer and the process's stream hub. */
   capture: Capture;
   hub: Hub;
@@ -120,8 +123,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const folder = new CountFolder(knex, options.onError);
     folder.start();
     const tokens = new TokenService(options.jwtSecret);
-    const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS, options.onError);
-    limiter.startCleanup();
+    const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS);
+    const sweeper = new AuthSweeper(knex, options.onError);
+    sweeper.start();
     const sessions = new SessionStore(knex, tokens, limiter);
     // A revoked key is a change every process obeys from its next request, as a schema change is (auth/keys.ts).
     const keys = new KeyService(knex, () => cache.version, (trx) => notifySchemaChange(trx), options.onError);
@@ -142,6 +146,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       passwordChanges,
       keys,
       limiter,
+      sweeper,
       capture,
       hub,
       trimmer,
@@ -166,11 +171,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       signupEnabled: options.signupEnabled,
       async close() {
         hub.close();
-        limiter.stop();
         counting.stop();
         capture.stop();
         await folder.stop();
         await trimmer.stop();
+        await sweeper.stop();
         await counting.settled();
         await current?.close();
         await passwords.close();

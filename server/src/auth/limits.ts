@@ -23,7 +23,6 @@ interface Row {
   retry: number;
 }
 
-const CLEANUP_INTERVAL_MS = 5 * 60_000;
 /** Counters over their limit a process remembers (oldest forgotten first). */
 const BLOCKED_MEMORY = 10_000;
 
@@ -36,12 +35,9 @@ export interface Reservation {
 const NO_RESERVATION: Reservation = { failed: async () => undefined, succeeded: async () => undefined };
 
 export class AbuseLimiter {
-  private timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly knex: Knex,
     private readonly limits: Limits | false,
-    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
   private keyOf(counter: Counter): string {
@@ -160,25 +156,6 @@ export class AbuseLimiter {
   async clear(counter: Counter): Promise<void> {
     if (this.limits === false) return;
     await this.knex.raw('DELETE FROM _basalt_limits WHERE key = ?', [this.keyOf(counter)]);
-  }
-
-  /** Deletes counters whose window has ended; every process runs it now and then. */
-  async cleanup(): Promise<number> {
-    const result = await this.knex.raw<{ rowCount: number }>('DELETE FROM _basalt_limits WHERE window_end < now()');
-    return result.rowCount;
-  }
-
-  startCleanup(): void {
-    if (this.limits === false || this.timer) return;
-    this.timer = setInterval(() => {
-      this.cleanup().catch(this.onError);
-    }, CLEANUP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
   }
 }
 
