@@ -18,6 +18,8 @@ const COMMON = {
   'strict-transport-security': expect.stringContaining('max-age='),
 };
 
+const DOCUMENT_ONLY = ['origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection'];
+
 describe('security headers', () => {
   it('are on API answers of every kind: success, 401, 404, 400, and the health check', async () => {
     const owner = await signUp(h);
@@ -33,6 +35,8 @@ describe('security headers', () => {
       expect(answer.headers).toMatchObject(COMMON);
       expect(answer.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
       expect(answer.headers['x-powered-by']).toBeUndefined();
+      // Headers that act on documents only stay off JSON answers (docs/api.md).
+      for (const name of DOCUMENT_ONLY) expect(answer.headers[name], name).toBeUndefined();
     }
   });
 
@@ -46,6 +50,8 @@ describe('security headers', () => {
       expect(policy).toContain("frame-ancestors 'none'");
       expect(policy).not.toContain('unsafe-inline');
       expect(policy).not.toContain('unsafe-eval');
+      for (const name of DOCUMENT_ONLY) expect(answer.headers[name], name).toBeDefined();
+      expect(answer.headers['x-xss-protection']).toBe('0');
     }
   });
 
