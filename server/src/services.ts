@@ -176,7 +176,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await folder.stop();
         await trimmer.stop();
         await sweeper.stop();
-        await counting.settled();
+        await Promise.all([counting.settled(), capture.settled()]);
         await current?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end()]);

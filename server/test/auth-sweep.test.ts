@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test-support/wait.js';
 import { AuthSweeper, VACUUM_AFTER_ROWS } from '../src/auth/sweep.js';
@@ -17,13 +17,9 @@ let sql: pg.Client;
 beforeAll(async () => {
   h = await startHarness();
   owner = await signUp(h);
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
+  sql = await h.sql();
 });
-afterAll(async () => {
-  await sql?.end();
-  await h?.close();
-});
+afterAll(() => h?.close());
 
 const count = async (table: string, where = 'true') => Number((await sql.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)).rows[0].n);
 const sessionOf = async (userId: string) => (await sql.query(`SELECT id FROM sessions WHERE user_id = $1`, [userId])).rows.map((row) => row.id as string);

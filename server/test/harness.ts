@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import supertest from 'supertest';
 import type { Limits } from '@basalt/contract';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
@@ -13,6 +14,8 @@ export interface Harness {
   services: Services;
   database: TestDatabase;
   request: () => supertest.Agent;
+  /** A connection of its own to the harness's database, as psql would be (closed with the harness). */
+  sql(): Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -61,12 +64,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const server = createHttpServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clients: pg.Client[] = [];
   return {
     url,
     services,
     database,
     request: () => supertest.agent(url),
+    async sql() {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      clients.push(client);
+      return client;
+    },
     async close() {
+      await Promise.all(clients.map((client) => client.end()));
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();

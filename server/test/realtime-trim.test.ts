@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test-support/wait.js';
 import { ChangeTrimmer, RETENTION_MS, VACUUM_AFTER_ROWS } from '../src/realtime/trim.js';
@@ -16,14 +16,10 @@ let sql: pg.Client;
 beforeAll(async () => {
   h = await startHarness();
   owner = await signUp(h);
-  sql = new pg.Client({ connectionString: h.database.url });
-  await sql.connect();
+  sql = await h.sql();
   await createTable(h, owner, { name: 'notes', policy: 'public-read', columns: [{ name: 'title', type: 'text' }] });
 });
-afterAll(async () => {
-  await sql?.end();
-  await h?.close();
-});
+afterAll(() => h?.close());
 
 const logged = async () => Number((await sql.query(`SELECT count(*) AS n FROM _basalt_changes WHERE table_name = 'notes'`)).rows[0].n);
 const trimmedTo = async () => BigInt((await sql.query(`SELECT xid::text AS xid FROM _basalt_changes_trimmed`)).rows[0].xid);

@@ -40,8 +40,11 @@ export class Counting extends InstallLoop {
     let busy = false;
     for (const table of missing) {
       try {
-        await this.placeTriggers(table);
-        changed = (await this.firstCount(table)) || changed;
+        // Another process at this table (its first count of a big table can take seconds): it notifies when done,
+        // and this one looks again shortly rather than parking a connection behind it.
+        const step = (await this.placeTriggers(table)) ? await this.firstCount(table) : 'busy';
+        if (step === 'busy') busy = true;
+        changed = step === 'counted' || changed;
       } catch (error) {
         const code = (error as { code?: string }).code;
         // 55P03: the lock was not granted in time (long writes under way): tried again shortly.
@@ -55,29 +58,30 @@ export class Counting extends InstallLoop {
     if (changed) await this.cache.reload();
   }
 
-  /** Step 1: the triggers for the table's owner column, unless they are there already. */
-  private async placeTriggers(table: TableSchema): Promise<void> {
+  /** Step 1: the triggers for the table's owner column, unless they are there already; false: another process is at it. */
+  private async placeTriggers(table: TableSchema): Promise<boolean> {
     const owner = table.ownerColumn ?? '';
-    await this.knex.transaction(async (trx) => {
-      await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt counts'), hashtext(?))`, [table.name]);
+    return this.knex.transaction(async (trx) => {
+      if (!(await lockTable(trx, table.name))) return false;
       const present = await trx.raw<{ rows: Array<{ owner: string }> }>(
         `SELECT split_part(encode(tgargs, 'escape'), '\\000', 1) AS owner FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname = '_basalt_count_i'`,
         [quote(table.name)],
       );
-      if (present.rows[0]?.owner === owner) return;
+      if (present.rows[0]?.owner === owner) return true;
       await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       for (const statement of [...dropCountTriggers(table.name), ...countTriggers(table.name, table.ownerColumn)]) await trx.raw(statement);
       await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ?`, [table.name]);
+      return true;
     });
   }
 
-  /** Step 2: the count as of one snapshot, less the changes counted since step 1; false if another process did it. */
-  private async firstCount(table: TableSchema): Promise<boolean> {
+  /** Step 2: the count as of one snapshot, less the changes counted since step 1 (or: done already, another at it). */
+  private async firstCount(table: TableSchema): Promise<'counted' | 'done' | 'busy'> {
     const owner = table.ownerColumn;
     return this.knex.transaction(async (trx) => {
-      await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt counts'), hashtext(?))`, [table.name]);
+      if (!(await lockTable(trx, table.name))) return 'busy';
       const done = await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM _basalt_counted WHERE table_name = ? AND owner_column = ?`, [table.name, owner ?? '']);
-      if (done.rows.length > 0) return false;
+      if (done.rows.length > 0) return 'done';
       const scopes = owner ? `CROSS JOIN LATERAL (VALUES ('*'), (t.${quote(owner)}::text)) s(scope) WHERE s.scope IS NOT NULL` : `CROSS JOIN (VALUES ('*')) s(scope)`;
       await trx.raw(
         `WITH actual AS (SELECT s.scope, count(*)::bigint AS n FROM ${quote(table.name)} t ${scopes} GROUP BY s.scope),
@@ -93,7 +97,13 @@ export class Counting extends InstallLoop {
         [table.name, owner ?? ''],
       );
       await notifySchemaChange(trx);
-      return true;
+      return 'counted';
     });
   }
+}
+
+/** One process at a time installs or counts a table: the lock, unless another transaction holds it. */
+async function lockTable(trx: Knex.Transaction, table: string): Promise<boolean> {
+  const result = await trx.raw<{ rows: Array<{ held: boolean }> }>(`SELECT pg_try_advisory_xact_lock(hashtext('basalt counts'), hashtext(?)) AS held`, [table]);
+  return result.rows[0]?.held === true;
 }

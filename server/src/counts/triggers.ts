@@ -32,6 +32,9 @@ export function dropCountTriggers(table: string): string[] {
 
 /** Forgets what was counted for a table of this name (dropped, or made again): its count rows and its completeness. */
 export async function forgetCounts(trx: Knex.Transaction, table: string): Promise<void> {
+  // After a fold under way, which could otherwise write back a sum of rows this DELETE does not see (as TRUNCATE's
+  // trigger does).
+  await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt counts fold'))`);
   await trx.raw(`DELETE FROM _basalt_counts WHERE table_name = ?`, [table]);
   await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ?`, [table]);
 }

@@ -8,6 +8,7 @@ export abstract class InstallLoop {
   private running: Promise<void> | undefined;
   private again = false;
   private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly onError: (error: unknown) => void = () => undefined,
@@ -19,6 +20,7 @@ export abstract class InstallLoop {
 
   /** Installs what is missing (a call during a run gets one more run after it). */
   ensure(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     if (this.running) {
       this.again = true;
       return this.running;
@@ -27,7 +29,7 @@ export abstract class InstallLoop {
       do {
         this.again = false;
         await this.install().catch(this.onError);
-      } while (this.again);
+      } while (this.again && !this.stopped);
     })().finally(() => (this.running = undefined));
     return this.running;
   }
@@ -38,12 +40,15 @@ export abstract class InstallLoop {
   }
 
   protected retryLater(): void {
+    if (this.stopped) return;
     clearTimeout(this.retry);
     this.retry = setTimeout(() => void this.ensure(), this.retryMs);
     this.retry.unref();
   }
 
+  /** No more runs or retries (a run under way ends as it is: `settled` waits for it). */
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.retry);
   }
 }

@@ -58,7 +58,7 @@ const apiHeaders = helmet({
  * What a helmet middleware sets, recorded once: its headers depend on its options only (no nonces here), so every
  * response gets the recorded pairs instead of a walk through a dozen middleware functions per request.
  */
-export function recordHeaders(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): Array<[string, string]> {
+function recordHeaders(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): Array<[string, string]> {
   const headers: Array<[string, string]> = [];
   const recorder = {
     setHeader(name: string, value: unknown) {

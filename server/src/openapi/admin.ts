@@ -1,3 +1,4 @@
+import { DEFAULT_LIMIT, MAX_LIMIT, POLICIES } from '@basalt/contract';
 import { envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
 
 /** `/admin` (the owner signed in with an access token) and the operations routes (health, readiness, metrics, this document). */
@@ -28,7 +29,7 @@ export function adminPaths(): Paths {
       get: admin('admin.table', 'One table', 'tables', table, [400, 404], { parameters: [tableName] }),
       patch: admin('admin.setPolicy', 'Change the table\'s policy', 'tables', table, [400, 404, 413], {
         parameters: [tableName],
-        requestBody: jsonBody(object({ policy: str({ enum: ['owner-scoped', 'public-read', 'private'] }) })),
+        requestBody: jsonBody(object({ policy: str({ enum: [...POLICIES] }) })),
       }),
       delete: admin('admin.dropTable', 'Drop the table and its rows', 'tables', { data: ref('Table'), description: 'The dropped table' }, [400, 404, 409], { parameters: [tableName] }),
     },
@@ -53,7 +54,7 @@ export function adminPaths(): Paths {
     '/admin/users': {
       get: admin('admin.users', 'Every account, oldest first', 'users', { data: { type: 'array', items: ref('Profile') }, more: { total: int({ minimum: 0 }) }, description: 'A page of accounts' }, [400], {
         parameters: [
-          { name: 'limit', in: 'query', required: false, description: 'Accounts per page (default 20, at most 100)', schema: str({ pattern: '^[0-9]+$' }) },
+          { name: 'limit', in: 'query', required: false, description: `Accounts per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`, schema: str({ pattern: '^[0-9]+$' }) },
           { name: 'offset', in: 'query', required: false, description: 'Accounts to skip', schema: str({ pattern: '^[0-9]+$' }) },
         ],
       }),

@@ -1,7 +1,7 @@
-import { EPOCH_MILLIS_TEXT, ID_COLUMN, INTEGER_RANGES, INTEGER_TEXT, ISO_8601, MAX_LIMIT, REAL_TEXT, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { DEFAULT_LIMIT, EPOCH_MILLIS_TEXT, ID_COLUMN, INTEGER_RANGES, INTEGER_TEXT, ISO_8601, MAX_LIMIT, REAL_TEXT, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 import { OPERATORS_BY_TYPE } from '../records/query/plan.js';
-import { IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
+import { COUNT_MODES, IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
 import { embedNameOf } from '../records/embed/plan.js';
 import { int, nullable, object, ref, str, type Schema } from './schema.js';
 
@@ -184,11 +184,11 @@ export function selectParameters(table: TableSchema, readers: Readable): Schema[
 /** A list's paging, order and count parameters. */
 export function listParameters(): Schema[] {
   return [
-    parameter('limit', str({ pattern: WHOLE_NUMBER }), `Records per page (default 20, at most ${MAX_LIMIT})`),
+    parameter('limit', str({ pattern: WHOLE_NUMBER }), `Records per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
     parameter('offset', str({ pattern: WHOLE_NUMBER }), 'Records to skip (not with `after`)'),
     parameter('order', str({ pattern: ORDER_PATTERN }), '`<column>.asc|desc`, comma-separated; `id` breaks ties'),
     parameter('after', str(), 'The `next` cursor of the page before'),
-    parameter('count', str({ enum: ['exact', 'estimated', 'none'] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
+    parameter('count', str({ enum: [...COUNT_MODES] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
   ];
 }
 

@@ -32,6 +32,15 @@ function signInOutcome(status: number): SignInOutcome {
   return status < 500 ? 'invalid' : 'error';
 }
 
+/** What each outcome shows on the overview's sign-in chart: accepted, refused (401, 429), or not counted. */
+const SIGN_IN_OVERVIEW: Record<SignInOutcome, SignIn> = {
+  success: SIGN_IN_ACCEPTED,
+  refused: SIGN_IN_REFUSED,
+  rate_limited: SIGN_IN_REFUSED,
+  invalid: NOT_SIGN_IN,
+  error: NOT_SIGN_IN,
+};
+
 /** A response that stayed open as an event stream: its duration is the stream's life, not a response time. */
 function isEventStream(res: Response): boolean {
   const type = res.getHeader('content-type');
@@ -71,8 +80,9 @@ export class Telemetry {
     const timedMs = durationMs > 1_000 && isEventStream(res) ? -1 : durationMs;
     let signIn: SignIn = NOT_SIGN_IN;
     if (route === SIGN_IN_ROUTE && req.method === 'POST') {
-      signIn = status === 200 ? SIGN_IN_ACCEPTED : status === 401 || status === 429 ? SIGN_IN_REFUSED : NOT_SIGN_IN;
-      this.metrics?.signIn(signInOutcome(status));
+      const outcome = signInOutcome(status);
+      signIn = SIGN_IN_OVERVIEW[outcome];
+      this.metrics?.signIn(outcome);
     }
     this.traffic.record(status, timedMs, signIn);
     this.metrics?.observe(req.method, route, status, timedMs < 0 ? -1 : timedMs / 1_000);
@@ -84,9 +94,9 @@ export class Telemetry {
 
   /** The Prometheus text of the process group (of this process alone outside a cluster). */
   async metricsText(): Promise<string> {
-    if (!this.metrics) throw new Error('metrics are off (METRICS_TOKEN is unset)');
     if (cluster.isWorker) return (await gatherFromPrimary('metrics')) as string;
-    return this.metrics.text();
+    // Mounted only with METRICS_TOKEN set, which is when metrics are kept.
+    return this.metrics!.text();
   }
 
   /** The last hour of the process group's traffic. */

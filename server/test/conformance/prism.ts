@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findFreePort } from '../../src/db/embedded.js';
 import { stopProcess } from '../../../test-support/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -16,17 +16,6 @@ export interface PrismProxy {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Stoplight Prism as a validating proxy in front of `upstream`: with `--errors`, a request that does not match the
  * document is refused (422) and a response that does not match it becomes a 500 with an `sl-violations` header.
@@ -35,7 +24,7 @@ export async function startPrismProxy(document: object, upstream: string): Promi
   const folder = mkdtempSync(path.join(tmpdir(), 'basalt-prism-'));
   const file = path.join(folder, 'openapi.json');
   writeFileSync(file, JSON.stringify(document));
-  const port = await freePort();
+  const port = await findFreePort();
   const child: ChildProcess = spawn(PRISM, ['proxy', file, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -98,10 +98,9 @@ export function insertManyStatement(table: TableSchema, rows: Array<Record<strin
     parameters.bind(writer);
   }
   // Records that all leave every column to its default (a psql table with a serial id): one row per record, no arrays.
-  const source = arrays.length
-    ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})`
-    : `generate_series(1, ${parameters.bind(rows.length, 'integer')}) AS u(n)`;
+  const count = arrays.length ? null : parameters.bind(rows.length, 'integer');
   const statement = cached(table, `insert-many|${shape.join(',')}|${writer !== null}`, () => {
+    const source = count === null ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})` : `generate_series(1, ${count}) AS u(n)`;
     // No column named: Postgres fills every column of the table with its default.
     const target = names.length ? ` (${names.join(', ')})` : '';
     return `INSERT INTO ${quote(table.name)}${target} SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
