@@ -25,21 +25,28 @@ export class PreparedPool {
     private readonly perConnection = MAX_PREPARED_PER_CONNECTION,
   ) {}
 
-  /** One promise per statement, callbacks inside: the same shape as `pool.query`, on the hot path of every request. */
+  /**
+   * One promise per statement, callbacks inside: the same shape as `pool.query`, on the hot path of every request.
+   * Every statement here is a transaction of its own, so one that Postgres chose as a deadlock's victim (40P01, as
+   * when triggers go on a table written to) or failed on serialization (40001) rolled back whole and runs once more.
+   */
   query<R extends pg.QueryResultRow | unknown[] = pg.QueryResultRow>(config: pg.QueryConfig & { name: string; rowMode?: 'array' }): Promise<pg.QueryResult<R>> {
-    return new Promise((resolve, reject) => {
-      this.pool.connect((connectError, client, release) => {
-        if (connectError || !client) {
-          reject(connectError);
-          return;
-        }
-        this.admit(client, config.name);
-        client.query(config as pg.QueryConfig, (error: Error | undefined, result: pg.QueryResult) => {
-          // An ordinary SQL error leaves the connection (and its prepared statements) fine: keep it.
-          release(error && !isStatementError(error) ? error : undefined);
-          if (error) reject(error);
-          else resolve(result as unknown as pg.QueryResult<R>);
-        });
+    return new Promise((resolve, reject) => this.run(config, true, (result) => resolve(result as unknown as pg.QueryResult<R>), reject));
+  }
+
+  private run(config: pg.QueryConfig & { name: string }, retry: boolean, resolve: (result: pg.QueryResult) => void, reject: (error: unknown) => void): void {
+    this.pool.connect((connectError, client, release) => {
+      if (connectError || !client) {
+        reject(connectError);
+        return;
+      }
+      this.admit(client, config.name);
+      client.query(config as pg.QueryConfig, (error: Error | undefined, result: pg.QueryResult) => {
+        // An ordinary SQL error leaves the connection (and its prepared statements) fine: keep it.
+        release(error && !isStatementError(error) ? error : undefined);
+        if (!error) resolve(result);
+        else if (retry && isRetryable(error)) this.run(config, false, resolve, reject);
+        else reject(error);
       });
     });
   }
@@ -62,6 +69,9 @@ export class PreparedPool {
     known.set(name, true);
   }
 }
+
+const RETRYABLE = new Set(['40P01', '40001']);
+const isRetryable = (error: unknown) => RETRYABLE.has((error as { code?: unknown } | null)?.code as string);
 
 /** An error the server answered for one statement (the connection is fine), not a broken or lost connection. */
 function isStatementError(error: unknown): boolean {

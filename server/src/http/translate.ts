@@ -58,6 +58,8 @@ export function translateDatabaseError(error: unknown): ApiError | undefined {
   const pgError = error as PgErrorLike;
   // 57014: cancelled, here by STATEMENT_TIMEOUT (the service cancels nothing else).
   if (pgError.code === '57014') return new ApiError('TIMEOUT', 'The query ran longer than the statement timeout; narrow it or add an index');
+  // A deadlock's victim or a serialization failure (record statements are retried once first): nothing was written.
+  if (pgError.code === '40P01' || pgError.code === '40001') return new ApiError('UNAVAILABLE', 'The database was busy with a conflicting change; try again');
   if (typeof pgError.code !== 'string' || pgError.code.length !== 5) return undefined;
   const column = pgError.column ?? columnFromDetail(pgError.detail);
   if (pgError.code === '23505') {
