@@ -86,7 +86,6 @@ describe('the auth sweep', () => {
     await sweeper.run();
     // The three tables, one VACUUM each (statistics arrive a moment later).
     await eventually(async () => expect(await vacuums()).toBe(start + 3));
-    const dead = Number((await sql.query(`SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = '_basalt_limits'`)).rows[0].n_dead_tup);
-    expect(dead).toBe(0);
+    // (n_dead_tup is no witness: the deleting backend may report its dead rows after the VACUUM reported none.)
   });
 });

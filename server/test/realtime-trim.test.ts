@@ -74,7 +74,6 @@ describe('the change log', () => {
     await ageAll(RETENTION_MS + 60_000);
     await trimmer.run();
     await eventually(async () => expect(await vacuums()).toBe(start + 1));
-    const dead = Number((await sql.query(`SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = '_basalt_changes'`)).rows[0].n_dead_tup);
-    expect(dead).toBe(0);
+    // (n_dead_tup is no witness: the deleting backend may report its dead rows after the VACUUM reported none.)
   });
 });
