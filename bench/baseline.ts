@@ -12,7 +12,7 @@ import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual }
 import bcrypt from 'bcryptjs';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
-import { ITEMS, MY_ITEMS, PAGE } from './scenarios.js';
+import { BARE, ITEMS, MY_ITEMS, PAGE } from './scenarios.js';
 
 const env = (name: string) => process.env[name] ?? '';
 // The same pool size as each Basalt process (knex pool max 10), so neither side gets more database concurrency.
@@ -24,6 +24,11 @@ const anonKey = jwt.sign({ role: 'anon', typ: 'anon' }, key, { algorithm: 'HS256
 const dummyHash = bcrypt.hashSync('dummy password that never matches', 10);
 
 type Row = Record<string, unknown>;
+
+// The baseline's own tables (bench/seed.ts copies Basalt's rows into them): what a hand-written backend would have,
+// with none of Basalt's triggers (change capture, maintained counts). Accounts and sessions are the shared ones.
+const OWN_ITEMS = `${BARE}.${ITEMS}`;
+const OWN_MY_ITEMS = `${BARE}.${MY_ITEMS}`;
 
 // Basalt's cursors, the same algorithm: the page's last order keys, bound to the query and signed (HMAC-SHA256 with a
 // key derived from the secret), so a cursor one server hands out works on the other.
@@ -58,8 +63,8 @@ class HttpError extends Error {
 // Postgres does not walk the whole ordered result (count(*) OVER () does). As Basalt does, a page reads one row more
 // than it shows (whether a next page exists) and the order keys as text (its cursor).
 const listSql = (where: string, order = 'id', keys = 'id::text AS k0') =>
-  `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${ITEMS} ${where}) t
-   LEFT JOIN LATERAL (SELECT *, ${keys} FROM ${ITEMS} ${where} ORDER BY ${order} LIMIT $1 OFFSET $2) p ON true`;
+  `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${OWN_ITEMS} ${where}) t
+   LEFT JOIN LATERAL (SELECT *, ${keys} FROM ${OWN_ITEMS} ${where} ORDER BY ${order} LIMIT $1 OFFSET $2) p ON true`;
 /** A timestamp as the API shows it (ISO 8601, UTC, milliseconds), made in SQL for JSON built there. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -68,35 +73,35 @@ const STATEMENTS = {
   listByScore: listSql('WHERE score = $3'),
   listRange: listSql('WHERE "createdAt" >= $3 AND "createdAt" < $4', '"createdAt" DESC, id DESC', '"createdAt"::text AS k0, id::text AS k1'),
   // The member's own rows (owner-scoped), with their total and without (issue 16's growth part).
-  myList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${MY_ITEMS} WHERE user_id = $3) t
-   LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
-  myPage: `SELECT *, id::text AS k0 FROM ${MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2`,
+  myList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${OWN_MY_ITEMS} WHERE user_id = $3) t
+   LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
+  myPage: `SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2`,
   // count=none: the page alone, from an offset or after a cursor's id.
-  page: `SELECT *, id::text AS k0 FROM ${ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
-  pageAfter: `SELECT *, id::text AS k0 FROM ${ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
+  page: `SELECT *, id::text AS k0 FROM ${OWN_ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
+  pageAfter: `SELECT *, id::text AS k0 FROM ${OWN_ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
   // R6 by hand: each post with its author and its 3 latest comments, as JSON built in the same statement.
-  postsWithRelations: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM posts) t
+  postsWithRelations: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${BARE}.posts) t
    LEFT JOIN LATERAL (
      SELECT posts.*, posts.id::text AS k0,
             (SELECT jsonb_build_object('id', a.id, 'name', a.name, 'createdAt', ${iso('a."createdAt"')}, 'updatedAt', ${iso('a."updatedAt"')})
-               FROM authors a WHERE a.id = posts.author_id) AS author,
+               FROM ${BARE}.authors a WHERE a.id = posts.author_id) AS author,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('id', c.id, 'body', c.body, 'post_id', c.post_id,
                                                           'createdAt', ${iso('c."createdAt"')}, 'updatedAt', ${iso('c."updatedAt"')})
                                        ORDER BY c."createdAt" DESC, c.id DESC)
-                        FROM (SELECT * FROM comments c WHERE c.post_id = posts.id ORDER BY c."createdAt" DESC, c.id DESC LIMIT 3) c), '[]'::jsonb) AS comments
-       FROM posts ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
-  insertMany: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
+                        FROM (SELECT * FROM ${BARE}.comments c WHERE c.post_id = posts.id ORDER BY c."createdAt" DESC, c.id DESC LIMIT 3) c), '[]'::jsonb) AS comments
+       FROM ${BARE}.posts posts ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
+  insertMany: `INSERT INTO ${OWN_MY_ITEMS} (id, user_id, title, score, done)
                SELECT u.id, $1, u.title, u.score, u.done
                  FROM unnest($2::text[], $3::text[], $4::int[], $5::bool[]) WITH ORDINALITY AS u(id, title, score, done, n)
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = $1) ORDER BY u.n RETURNING *`,
-  get: `SELECT * FROM ${ITEMS} WHERE id = $1`,
+  get: `SELECT * FROM ${OWN_ITEMS} WHERE id = $1`,
   // The account must still exist (an access token outlives its account); checked inside the same statement.
-  insert: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
+  insert: `INSERT INTO ${OWN_MY_ITEMS} (id, user_id, title, score, done)
            SELECT $1, u.id, $3, $4, $5 FROM users u WHERE u.id = $2 RETURNING *`,
-  upsert: `INSERT INTO ${MY_ITEMS} (id, user_id, title, score, done)
+  upsert: `INSERT INTO ${OWN_MY_ITEMS} AS m (id, user_id, title, score, done)
            SELECT $1, u.id, $3, $4, $5 FROM users u WHERE u.id = $2
            ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, score = EXCLUDED.score, done = EXCLUDED.done, "updatedAt" = now()
-           WHERE ${MY_ITEMS}.user_id = $2
+           WHERE m.user_id = $2
            RETURNING *, (xmax = 0) AS inserted`,
   user: `SELECT id, email, role, password_hash FROM users WHERE email = $1`,
   session: `INSERT INTO sessions (id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)`,

@@ -145,7 +145,7 @@ async function measureRound(servers: Record<Side, ServerProcess>, round: number,
 function hookCosts(): { labelNs: number; ringNs: number; prometheusNs: number } {
   const labeler = new RouteLabeler({ served: (name) => (name === 'items' ? {} : undefined) });
   const ring = new TrafficRing();
-  const metrics = new ProcessMetrics({ pool: { totalCount: 1, idleCount: 1, waitingCount: 0 }, schemaLoads: () => 1, passwordJobs: () => ({ running: 0, queued: 0 }), realtimeStreams: () => 0 });
+  const metrics = new ProcessMetrics({ pool: { totalCount: 1, idleCount: 1, waitingCount: 0 }, schemaLoads: () => 1, passwordJobs: () => ({ running: 0, queued: 0 }), realtimeStreams: () => 0, realtimeUndeliverable: () => 0 });
   // As the record API hands them over: with the target it parsed (records/routes.ts).
   const requests = Array.from({ length: 64 }, (_, i) => {
     const id = randomBytes(11).toString('hex');

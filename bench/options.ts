@@ -16,6 +16,8 @@ export interface BenchOptions extends RunSettings {
   databaseUrl?: string;
   /** Compile the server first (tsc -b, incremental). */
   build: boolean;
+  /** Only these main-part scenarios (no growth part, no concurrent runs, no report unless --out); null: all. */
+  only: string[] | null;
 }
 
 const HELP = `npm run bench -- [options]
@@ -29,7 +31,9 @@ const HELP = `npm run bench -- [options]
                       (default 4, smoke 2; 1: whole runs; sign-in runs and the growth part's scenarios run whole,
                       its paired comparisons T1, T7 and D1/D5000 in slices)
   --connections N     keep-alive connections (default 32)
-  --out FILE          report file (default docs/performance.md; smoke: none)
+  --out FILE          report file (default docs/performance.md; smoke and --only: none)
+  --only W1,W2,B1     only these scenarios of the main part, for a quick look at a change (no growth part,
+                      no A1+R2 or A2, no report file unless --out)
   --database-url URL  Postgres server to create the benchmark database on
                       (default: BENCH_DATABASE_URL, TEST_DATABASE_URL, else an embedded PostgreSQL)`;
 
@@ -54,6 +58,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       out: { type: 'string' },
       'database-url': { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -63,8 +68,9 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   const number = (value: string | undefined, fallback: number, name: string) => (value === undefined ? fallback : positiveNumber(value, name));
   const smoke = values.smoke;
+  const only = values.only === undefined ? null : values.only.split(',').map((name) => name.trim()).filter(Boolean);
   const rows = Math.round(number(values.rows, 10_000, 'rows'));
-  const growth = values['no-growth'] ? null : Math.round(number(values['growth-rows'], smoke ? 0 : 1_000_000, 'growth-rows'));
+  const growth = values['no-growth'] || only ? null : Math.round(number(values['growth-rows'], smoke ? 0 : 1_000_000, 'growth-rows'));
   return {
     smoke,
     rows,
@@ -76,9 +82,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: Math.round(number(values.connections, smoke ? 4 : 32, 'connections')),
     warmupS: smoke ? 0 : 2,
     overallRate: smoke ? 300 : 0,
-    out: values.out ?? (smoke ? null : path.join(root, 'docs/performance.md')),
+    out: values.out ?? (smoke || only ? null : path.join(root, 'docs/performance.md')),
     databaseUrl: values['database-url'],
     build: true,
+    only,
   };
 }
 

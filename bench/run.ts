@@ -160,7 +160,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       const warmup = MAIN_SCENARIOS.find((s) => s.name === 'M1')!;
       for (const name of SERVERS) await runLoad(servers[name].url, () => warmup.next(project), { connections: options.connections, durationS: options.warmupS });
     }
-    await runRounds(bench, 'main', MAIN_SCENARIOS, SERVERS, true);
+    const main = options.only ? MAIN_SCENARIOS.filter((scenario) => options.only!.includes(scenario.name)) : MAIN_SCENARIOS;
+    if (main.length === 0) throw new Error(`--only names none of ${MAIN_SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
+    await runRounds(bench, 'main', main, SERVERS, options.only === null);
     if (options.growthRows !== null) {
       const seeding = Date.now();
       await seedItems(db.url, project, options.growthRows);

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 /** Read scenarios use a public-read table; writes go to an owner-scoped one, so reads always see the seeded size. */
 export const ITEMS = 'items';
 export const MY_ITEMS = 'my_items';
+/** The schema of the baseline's own copies of these tables (bench/seed.ts): no Basalt trigger is ever on them. */
+export const BARE = 'bare';
 /** Seeded scores cycle through 0..SCORE_RANGE-1, so `score=42` matches exactly 20 rows at 10,000 rows. */
 export const SCORE_RANGE = 500;
 export const R3_SCORE = 42;

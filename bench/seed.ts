@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
+import { BARE, ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
 import { onServer } from './processes.js';
 import { COMMENTS_PER_POST, POSTS, r4Range, SEED_EPOCH } from './queryScenarios.js';
 
@@ -54,6 +54,7 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     await insertRows(client, MY_ITEMS, MY_ITEM_PREFIX, MY_ROWS, memberUser.id);
     await client.query(`VACUUM ANALYZE ${MY_ITEMS}`);
     project.posts = await seedRelations(client);
+    await createBareTables(client);
   });
   await seedItems(databaseUrl, project, rows);
   return project;
@@ -83,6 +84,47 @@ async function seedRelations(client: pg.Client): Promise<number> {
   return 10_000;
 }
 
+/**
+ * The baseline's own tables, as a hand-written backend would have them: the same columns, keys, references and
+ * indexes as Basalt's (so the same statements plan the same way), in schema `bare`, where Basalt puts no trigger:
+ * its writes pay for no change capture and no maintained counts. Their rows are copies of Basalt's.
+ */
+async function createBareTables(client: pg.Client): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS ${BARE} CASCADE`);
+  await client.query(`CREATE SCHEMA ${BARE}`);
+  for (const table of [ITEMS, MY_ITEMS, 'authors', POSTS, 'comments']) {
+    // INCLUDING ALL copies defaults, NOT NULLs, the primary key and every index, never triggers or foreign keys.
+    await client.query(`CREATE TABLE ${BARE}.${table} (LIKE public.${table} INCLUDING ALL)`);
+  }
+  for (const table of [ITEMS, MY_ITEMS]) {
+    await client.query(`ALTER TABLE ${BARE}.${table} ADD FOREIGN KEY (user_id) REFERENCES public.users (id) ON DELETE CASCADE`);
+  }
+  await client.query(`ALTER TABLE ${BARE}.${POSTS} ADD FOREIGN KEY (author_id) REFERENCES ${BARE}.authors (id)`);
+  await client.query(`ALTER TABLE ${BARE}.comments ADD FOREIGN KEY (post_id) REFERENCES ${BARE}.${POSTS} (id) ON DELETE CASCADE`);
+  for (const table of ['authors', POSTS, 'comments']) await client.query(`INSERT INTO ${BARE}.${table} SELECT * FROM public.${table}`);
+  await client.query(`VACUUM ANALYZE ${BARE}.authors, ${BARE}.${POSTS}, ${BARE}.comments`);
+  await copyToBare(client, MY_ITEMS);
+}
+
+/** The baseline's copy of one of Basalt's tables, refilled with the same rows (indexes rebuilt after, as seeding does). */
+async function copyToBare(client: pg.Client, table: string): Promise<void> {
+  await client.query(`TRUNCATE ${BARE}.${table}`);
+  const indexes = await client.query<{ name: string; definition: string }>(
+    `SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS definition FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+      WHERE x.indrelid = $1::regclass AND NOT x.indisprimary`,
+    [`public.${table}`],
+  );
+  // The copy gets exactly the indexes the original has now (seedItems drops and rebuilds them).
+  await client.query(`DO $$ DECLARE i record; BEGIN
+    FOR i IN SELECT c.relname FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = '${BARE}.${table}'::regclass AND NOT x.indisprimary
+    LOOP EXECUTE format('DROP INDEX ${BARE}.%I', i.relname); END LOOP; END $$`);
+  await client.query(`INSERT INTO ${BARE}.${table} SELECT * FROM public.${table}`);
+  for (const index of indexes.rows) {
+    await client.query(index.definition.replace(/^CREATE (UNIQUE )?INDEX (\S+) ON public\./, `CREATE $1INDEX $2 ON ${BARE}.`));
+  }
+  await client.query(`VACUUM ANALYZE ${BARE}.${table}`);
+}
+
 async function insertRows(client: pg.Client, table: string, prefix: string, rows: number, userId: string): Promise<void> {
   // The id formula is scenarios.ts' seededId(); scores cycle so that score=42 matches rows/SCORE_RANGE rows; row i
   // was created i seconds after SEED_EPOCH (R4 asks for a range of them).
@@ -110,6 +152,7 @@ export async function seedItems(databaseUrl: string, project: BenchProject, rows
     // R4's index: one index on (createdAt, id) serves order=createdAt.desc and its id tie-breaker in both directions.
     await client.query(`CREATE INDEX ${ITEMS}_created_idx ON ${ITEMS} ("createdAt", id)`);
     await client.query(`VACUUM ANALYZE ${ITEMS}`);
+    await copyToBare(client, ITEMS);
     const counted = await client.query<{ total: number; r3: number; r4: number }>(
       `SELECT count(*)::int AS total, (count(*) FILTER (WHERE score = $1))::int AS r3,
               (count(*) FILTER (WHERE "createdAt" >= $2 AND "createdAt" < $3))::int AS r4 FROM ${ITEMS}`,
@@ -131,6 +174,7 @@ export async function seedMyItems(databaseUrl: string, project: BenchProject, ro
     await client.query(`TRUNCATE ${MY_ITEMS}`);
     await insertRows(client, MY_ITEMS, `${MY_ITEM_PREFIX}g`, rows, project.member.id);
     await client.query(`VACUUM ANALYZE ${MY_ITEMS}`);
+    await copyToBare(client, MY_ITEMS);
     const counted = await client.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${MY_ITEMS} WHERE user_id = $1`, [project.member.id]);
     project.myTotal = counted.rows[0]!.total;
   });

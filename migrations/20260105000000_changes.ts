@@ -33,7 +33,17 @@ export async function up(knex: Knex): Promise<void> {
       xid xid8 NOT NULL
     )`);
   await knex.raw(`INSERT INTO _basalt_changes_trimmed (id, xid) VALUES (true, '0'::xid8)`);
-  await knex.raw(`
+  await knex.raw(CAPTURE_FUNCTION);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_capture() CASCADE`);
+  await knex.raw(`DROP TABLE IF EXISTS _basalt_changes_trimmed`);
+  await knex.raw(`DROP TABLE IF EXISTS _basalt_changes`);
+}
+
+/** The capture function as this migration made it (the `write_tracking` migration replaces it; its down puts it back). */
+export const CAPTURE_FUNCTION = `
     CREATE FUNCTION _basalt_capture() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
     BEGIN
@@ -50,11 +60,4 @@ export async function up(knex: Knex): Promise<void> {
         INSERT INTO public._basalt_changes (table_name, op) VALUES (TG_TABLE_NAME, 't');
       END IF;
       RETURN NULL;
-    END $$`);
-}
-
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_capture() CASCADE`);
-  await knex.raw(`DROP TABLE IF EXISTS _basalt_changes_trimmed`);
-  await knex.raw(`DROP TABLE IF EXISTS _basalt_changes`);
-}
+    END $$`;

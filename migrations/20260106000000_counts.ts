@@ -28,7 +28,29 @@ export async function up(knex: Knex): Promise<void> {
       table_name text PRIMARY KEY,
       owner_column text NOT NULL DEFAULT ''
     )`);
+  await knex.raw(COUNT_FUNCTION);
   await knex.raw(`
+    CREATE FUNCTION _basalt_count_owner() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+    DECLARE
+      before text := to_jsonb(OLD) ->> TG_ARGV[0];
+      after text := to_jsonb(NEW) ->> TG_ARGV[0];
+    BEGIN
+      INSERT INTO public._basalt_counts (table_name, scope, n)
+      SELECT TG_TABLE_NAME, moved.scope, moved.n FROM (VALUES (before, -1), (after, 1)) moved(scope, n) WHERE moved.scope IS NOT NULL;
+      RETURN NULL;
+    END $$`);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_count_owner() CASCADE`);
+  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_count() CASCADE`);
+  await knex.raw(`DROP TABLE IF EXISTS _basalt_counted`);
+  await knex.raw(`DROP TABLE IF EXISTS _basalt_counts`);
+}
+
+/** The count function as this migration made it (the `write_tracking` migration replaces it; its down puts it back). */
+export const COUNT_FUNCTION = `
     CREATE FUNCTION _basalt_count() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
     DECLARE
@@ -56,23 +78,4 @@ export async function up(knex: Knex): Promise<void> {
           'WHERE s.scope IS NOT NULL GROUP BY s.scope', owner_column) USING TG_TABLE_NAME;
       END IF;
       RETURN NULL;
-    END $$`);
-  await knex.raw(`
-    CREATE FUNCTION _basalt_count_owner() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-    DECLARE
-      before text := to_jsonb(OLD) ->> TG_ARGV[0];
-      after text := to_jsonb(NEW) ->> TG_ARGV[0];
-    BEGIN
-      INSERT INTO public._basalt_counts (table_name, scope, n)
-      SELECT TG_TABLE_NAME, moved.scope, moved.n FROM (VALUES (before, -1), (after, 1)) moved(scope, n) WHERE moved.scope IS NOT NULL;
-      RETURN NULL;
-    END $$`);
-}
-
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_count_owner() CASCADE`);
-  await knex.raw(`DROP FUNCTION IF EXISTS _basalt_count() CASCADE`);
-  await knex.raw(`DROP TABLE IF EXISTS _basalt_counted`);
-  await knex.raw(`DROP TABLE IF EXISTS _basalt_counts`);
-}
+    END $$`;

@@ -19,12 +19,12 @@ import { SchemaCache } from './db/schemaCache.js';
 import type { RecordDeps } from './records/pipeline.js';
 import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
-import { Capture } from './realtime/capture.js';
 import { Hub } from './realtime/hub.js';
 import { ChangeTrimmer } from './realtime/trim.js';
 import { Telemetry } from './ops/telemetry.js';
-import { Counting } from './counts/install.js';
-import { CountFolder } from './counts/fold.js';
+import { TriggerPlacement } from './tracking/place.js';
+import { FirstCount } from './tracking/count.js';
+import { CountFolder } from './tracking/fold.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -63,13 +63,14 @@ export interface Services {
   limiter: AbuseLimiter;
   /** Deletes ended limit windows, expired sessions and reset tokens (auth/sweep.ts). */
   sweeper: AuthSweeper;
-  /** Realtime: the capture triggers' installer and the process's stream hub. */
-  capture: Capture;
+  /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
+  placement: TriggerPlacement;
   hub: Hub;
   /** Deletes changes past their retention (every minute, subscribers or not). */
   trimmer: ChangeTrimmer;
   /** Exact counts: the installer (tables made with psql, owner columns changed) and the background fold. */
-  counting: Counting;
+  /** Completes the maintained counts of tables whose triggers just went on. */
+  counting: FirstCount;
   folder: CountFolder;
   /** Request counts for the owner's overview and Prometheus, readiness. */
   telemetry: Telemetry;
@@ -105,20 +106,20 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await installDdlTrigger(knex);
     }
     const cache = new SchemaCache(knex);
-    const capture = new Capture(knex, cache, options.onError);
-    const counting = new Counting(knex, cache, options.onError);
-    // Every load may show a table without capture or counting triggers (made with psql a moment ago): they go on at
-    // once. A big table's first count runs in the background: its lists count their rows until it is in.
+    const placement = new TriggerPlacement(knex, cache, options.onError);
+    const counting = new FirstCount(knex, cache, options.onError);
+    // Every load may show a table without its write triggers (made with psql a moment ago): they go on at once. A big
+    // table's first count runs in the background: its lists count their rows until it is in.
     const reload = () => {
       cache
         .reload()
-        .then(() => capture.ensure())
+        .then(() => placement.ensure())
         .then(() => void counting.ensure())
         .catch((error: unknown) => options.onError?.(error));
     };
     if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
     await cache.reload();
-    await capture.ensure();
+    await placement.ensure();
     void counting.ensure();
     const folder = new CountFolder(knex, options.onError);
     folder.start();
@@ -147,7 +148,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       keys,
       limiter,
       sweeper,
-      capture,
+      placement,
       hub,
       trimmer,
       counting,
@@ -167,16 +168,16 @@ export async function createServices(options: ServiceOptions): Promise<Services>
           return column ? `${table}.${column.name}` : undefined;
         },
       },
-      tables: new TableAdmin(knex, cache, (table) => capture.problem(table)),
+      tables: new TableAdmin(knex, cache, (table) => placement.problem(table)),
       signupEnabled: options.signupEnabled,
       async close() {
         hub.close();
         counting.stop();
-        capture.stop();
+        placement.stop();
         await folder.stop();
         await trimmer.stop();
         await sweeper.stop();
-        await Promise.all([counting.settled(), capture.settled()]);
+        await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end()]);

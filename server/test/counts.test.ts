@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test-support/wait.js';
-import { VACUUM_AFTER_ROWS } from '../src/counts/fold.js';
+import { VACUUM_AFTER_ROWS } from '../src/tracking/fold.js';
 import { createTable, signUp, startHarness, type Account, type Harness } from './harness.js';
 
 /** Maintained exact counts (issue 16): lists without filters read them; they stay exact however the rows change. */

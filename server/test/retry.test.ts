@@ -26,7 +26,7 @@ beforeAll(async () => {
     END $$`);
   await sql.query(`CREATE TRIGGER flaky_fail BEFORE INSERT ON flaky FOR EACH ROW EXECUTE FUNCTION flaky_fail()`);
   await h.services.cache.reload();
-  await h.services.capture.settled();
+  await h.services.placement.settled();
   await h.services.counting.settled();
 });
 afterAll(() => h?.close());

@@ -3,6 +3,7 @@ import {
   CREATED_AT_COLUMN,
   ID_COLUMN,
   MANAGED_COLUMNS,
+  ownerColumnOf,
   UPDATED_AT_COLUMN,
   type OnDelete,
   type Policy,
@@ -15,8 +16,7 @@ import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
-import { captureTriggers } from '../realtime/capture.js';
-import { forgetCounts, startCounting, stopCounting } from '../counts/triggers.js';
+import { dropTrackTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
 
 /**
@@ -73,7 +73,7 @@ export class TableAdmin {
   constructor(
     private readonly knex: Knex,
     private readonly cache: SchemaCache,
-    /** Why a table's changes cannot be captured for realtime (realtime/capture.ts), shown in its description. */
+    /** Why a table's changes cannot be captured for realtime (tracking/place.ts), shown in its description. */
     private readonly captureProblem: (table: string) => string | undefined = () => undefined,
   ) {}
 
@@ -157,10 +157,9 @@ export class TableAdmin {
           for (const column of columns) if (column.isOwnerColumn) table.index([column.name], safeName(name, column.name, 'index'));
         });
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
-        // Captured for realtime from its first row (tables made with psql get the triggers when the cache sees them).
-        for (const statement of captureTriggers(name)) await trx.raw(statement);
-        // Counted from its first row: an empty table's count is complete at once.
-        await startCounting(trx, name, ownerColumn?.name ?? null);
+        // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
+        // made with psql get the triggers when the cache sees them, tracking/place.ts).
+        await startTracking(trx, name, ownerColumn?.name ?? null);
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();
@@ -218,9 +217,12 @@ export class TableAdmin {
     }
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
     await this.change(async (trx) => {
-      // The owner-change trigger depends on the owner column: counting restarts for the table as it will be.
-      if (columnName === table.ownerColumn) await stopCounting(trx, name);
+      // The owner-move trigger depends on the owner column: it goes first, and the triggers come back for the owner
+      // column the table has without it (capture goes on; counting restarts for the table as it will be).
+      const owner = columnName === table.ownerColumn;
+      if (owner) for (const statement of dropTrackTriggers(name)) await trx.raw(statement);
       await trx.schema.alterTable(name, (builder) => builder.dropColumn(columnName));
+      if (owner) await retrack(trx, name, ownerColumnOf([...table.columns.keys()].filter((column) => column !== columnName)));
     });
     return this.describe(name);
   }

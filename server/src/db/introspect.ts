@@ -66,22 +66,24 @@ const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
 
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
-// Tables whose changes the realtime capture triggers record (realtime/capture.ts installs all four at once).
-const CAPTURED_SQL = `
-  SELECT c.relname AS table_name
-    FROM pg_trigger t
-    JOIN pg_class c ON c.oid = t.tgrelid
-    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
-   WHERE t.tgname IN ('_basalt_capture_i', '_basalt_capture_u', '_basalt_capture_d', '_basalt_capture_t')
-   GROUP BY c.relname HAVING count(*) = 4`;
+// Tables with the whole set of write triggers (tracking/triggers.ts) and the owner column they count for: the four
+// statement triggers, and with an owner column its row trigger. Before the migrations ran there are none.
+const TRACKED_SQL = `
+  SELECT table_name, owner FROM (
+    SELECT c.relname AS table_name,
+           max(split_part(encode(t.tgargs, 'escape'), '\\000', 1)) FILTER (WHERE t.tgname = '_basalt_track_i') AS owner,
+           count(*) FILTER (WHERE t.tgname <> '_basalt_track_o') AS statement_triggers,
+           count(*) FILTER (WHERE t.tgname = '_basalt_track_o') AS row_triggers
+      FROM pg_trigger t
+      JOIN pg_class c ON c.oid = t.tgrelid
+      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
+     WHERE t.tgname IN ('_basalt_track_i', '_basalt_track_u', '_basalt_track_d', '_basalt_track_t', '_basalt_track_o')
+     GROUP BY c.relname) triggers
+   WHERE statement_triggers = 4 AND row_triggers = CASE WHEN owner = '' THEN 0 ELSE 1 END`;
 
-// Tables whose exact counts are kept (counts/install.ts): complete (in `_basalt_counted`) for the owner column they were
-// kept for, with the insert/delete/truncate trigger in place. Before the counts migration ran there is no such table.
-const COUNTED_SQL = `
-  SELECT k.table_name, k.owner_column
-    FROM _basalt_counted k
-    JOIN pg_class c ON c.relname = k.table_name AND c.relnamespace = 'public'::regnamespace
-    JOIN pg_trigger t ON t.tgrelid = c.oid AND t.tgname = '_basalt_count_i'`;
+// Tables whose exact counts are complete (in `_basalt_counted`), for the owner column they were kept for. Before the
+// counts migration ran there is no such table.
+const COUNTED_SQL = `SELECT table_name, owner_column FROM _basalt_counted`;
 
 const VERSION_SQL = `SELECT version FROM _basalt_schema`;
 
@@ -100,18 +102,18 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, referenceRows, policyRows, version, capturedRows, countedRows } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version, trackedRows, countedRows } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
-      const captured = (await trx.raw<{ rows: Array<{ table_name: string }> }>(CAPTURED_SQL)).rows;
+      const tracked = (await trx.raw<{ rows: Array<{ table_name: string; owner: string }> }>(TRACKED_SQL)).rows;
       // Before the migrations ran there is no policy table and no version: defaults and version 0.
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
       const hasCounts = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_counted' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const counted = hasCounts ? (await trx.raw<{ rows: Array<{ table_name: string; owner_column: string }> }>(COUNTED_SQL)).rows : [];
-      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, capturedRows: captured, countedRows: counted };
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, trackedRows: tracked, countedRows: counted };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
@@ -149,12 +151,14 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     columnsByTable.set(row.table_name, list);
   }
   const tables = new Map<string, TableSchema>();
-  const captured = new Set(capturedRows.map((row) => row.table_name));
+  const trackedFor = new Map(trackedRows.map((row) => [row.table_name, row.owner]));
   const countedFor = new Map(countedRows.map((row) => [row.table_name, row.owner_column]));
   for (const [name, columns] of columnsByTable) {
-    const table = buildTableSchema(name, columns, policies.get(name), load, version, captured.has(name));
-    // Counts kept for another owner column (one added or dropped since) are not the counts this table needs.
-    table.counted = countedFor.get(name) === (table.ownerColumn ?? '');
+    const table = buildTableSchema(name, columns, policies.get(name), load, version, trackedFor.get(name) ?? null);
+    // Counts kept for another owner column (one added or dropped since), or by triggers that count for another, are
+    // not the counts this table needs; nor is a count without its triggers.
+    const owner = table.ownerColumn ?? '';
+    table.counted = countedFor.get(name) === owner && table.trackedFor === owner;
     tables.set(name, table);
   }
   return { tables, version };

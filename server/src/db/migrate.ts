@@ -34,9 +34,23 @@ class ProjectMigrations implements Knex.MigrationSource<string> {
  * Brings the system tables up to date. Knex's bookkeeping tables start with `_`, so the record API never serves them.
  */
 export async function migrate(knex: Knex): Promise<void> {
-  await knex.migrate.latest({
-    migrationSource: new ProjectMigrations(),
-    tableName: '_migrations',
-    // Several processes may start at once: knex's lock table serialises them.
-  });
+  // Several processes may start at once: knex's lock table serialises them.
+  await knex.migrate.latest(SETTINGS);
+}
+
+const SETTINGS = { migrationSource: new ProjectMigrations(), tableName: '_migrations' };
+
+/** Applies the migrations up to and including `last` only: a database as an older version left it (upgrade tests). */
+export async function migrateUpTo(knex: Knex, last: string): Promise<void> {
+  for (;;) {
+    const [done, pending] = (await knex.migrate.list(SETTINGS)) as [Array<{ name: string }>, Array<{ file: string }>];
+    if (done.some((migration) => migration.name === last)) return;
+    if (pending.length === 0) throw new Error(`no migration named ${last}`);
+    await knex.migrate.up(SETTINGS);
+  }
+}
+
+/** Undoes the newest applied migration (downgrade tests). */
+export async function migrateDownOne(knex: Knex): Promise<void> {
+  await knex.migrate.down(SETTINGS);
 }

@@ -59,9 +59,14 @@ export interface TableSchema {
   version: number;
   /** The database's schema version (`_basalt_schema`) this was read at: record statements refuse to run past it. */
   schemaVersion: number;
-  /** Whether the realtime capture triggers are on the table (realtime/capture.ts). */
+  /**
+   * The owner column ('' for none) the table's write triggers count for (tracking/triggers.ts), or null without them.
+   * With them its changes are captured for realtime.
+   */
+  trackedFor: string | null;
+  /** Whether the write triggers are on the table: its changes reach the change log (realtime). */
   captured: boolean;
-  /** Whether its exact counts are kept and complete (counts/install.ts): unfiltered totals read them. */
+  /** Whether its exact counts are kept and complete (tracking/count.ts): unfiltered totals read them. */
   counted: boolean;
 }
 
@@ -90,7 +95,7 @@ export function buildTableSchema(
   storedPolicy: Policy | undefined,
   version = 0,
   schemaVersion = 0,
-  captured = false,
+  trackedFor: string | null = null,
 ): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
   const ownerColumn: OwnerColumn | null = ownerColumnOf([...columns.keys()]);
@@ -107,7 +112,8 @@ export function buildTableSchema(
     referenceColumns: columnList.filter((column) => column.references),
     version,
     schemaVersion,
-    captured,
+    trackedFor,
+    captured: trackedFor !== null,
     counted: false,
   };
 }

@@ -15,6 +15,8 @@ export interface MetricSources {
   schemaLoads: () => number;
   passwordJobs: () => { running: number; queued: number };
   realtimeStreams: () => number;
+  /** Changes the realtime hub could not deliver since start (their subscribers got a reset). */
+  realtimeUndeliverable: () => number;
 }
 
 /** Seconds; from a millisecond to ten seconds, the range where an API's latency means something. */
@@ -64,17 +66,13 @@ export class ProcessMetrics {
         this.set({ state: 'queued' }, queued);
       },
     });
-    let counted = 0;
-    new Counter({
-      name: 'basalt_schema_reloads_total',
-      help: 'Loads of the schema cache from the catalog (the first at start included)',
+    counter(registers, 'basalt_schema_reloads_total', 'Loads of the schema cache from the catalog (the first at start included)', sources.schemaLoads);
+    counter(
       registers,
-      collect() {
-        const loads = sources.schemaLoads();
-        if (loads > counted) this.inc(loads - counted);
-        counted = loads;
-      },
-    });
+      'basalt_realtime_undeliverable_changes_total',
+      "Changes whose rows could not be read back into their table's types (their subscribers got a reset event instead)",
+      sources.realtimeUndeliverable,
+    );
     const workers = new Gauge({ name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, labelNames: ['state'], registers });
     workers.set({ state: 'answered' }, 1);
     workers.set({ state: 'missing' }, 0);
@@ -101,6 +99,21 @@ function gauge(registers: Registry[], name: string, help: string, read: () => nu
     registers,
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/** A counter that follows a running total read at scrape time. */
+function counter(registers: Registry[], name: string, help: string, read: () => number): void {
+  let counted = 0;
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const total = read();
+      if (total > counted) this.inc(total - counted);
+      counted = total;
     },
   });
 }

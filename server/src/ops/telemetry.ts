@@ -68,6 +68,7 @@ export class Telemetry {
           schemaLoads: () => deps.cache.loadCount,
           passwordJobs: () => deps.passwords.load(),
           realtimeStreams: () => deps.hub.size,
+          realtimeUndeliverable: () => deps.hub.undeliverable,
         })
       : null;
   }

@@ -25,10 +25,14 @@ export function filterKeyOf(conditions: readonly Condition[]): string {
 }
 
 export interface Converted {
-  /** Per change of the batch (same order): the typed row, or null (truncate). */
+  /** Per change of the batch (same order): the typed row, or null (truncate, or undeliverable). */
   rows: Array<Record<string, unknown> | null>;
   /** Per filter key: per change, whether the row matches. */
   matches: Map<string, boolean[]>;
+  /** Positions of the changes whose rows could not be read back into the table's types (see convertIsolated). */
+  undeliverable: number[];
+  /** Why, when some were (the database's message: for the log, never for a client). */
+  reason?: string;
 }
 
 const FLAG = '__basalt_f';
@@ -37,7 +41,7 @@ export async function convert(pool: pg.Pool, table: string, changes: readonly Ch
   const withRecord = changes.map((change, index) => ({ change, index })).filter(({ change }) => change.record !== null);
   const rows: Converted['rows'] = changes.map(() => null);
   const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
-  if (withRecord.length === 0) return { rows, matches };
+  if (withRecord.length === 0) return { rows, matches, undeliverable: [] };
   const parameters = new Parameters(2);
   const flags = filters.map((filter, k) => `(${filter.conditions.map((condition) => conditionSql(condition, parameters).sql).join(' AND ')}) IS TRUE AS ${quote(`${FLAG}${k}`)}`);
   const result = await pool.query<Record<string, unknown>>(
@@ -55,5 +59,44 @@ export async function convert(pool: pg.Pool, table: string, changes: readonly Ch
     });
     rows[index] = row;
   });
-  return { rows, matches };
+  return { rows, matches, undeliverable: [] };
+}
+
+/**
+ * `convert`, with a change that cannot be read back into the table (a column's type changed by psql after it was
+ * logged, a log row written by hand) costing only itself: when the batch fails, each change is converted alone and
+ * the ones that still fail are reported as undeliverable. Database errors other than a conversion's (the database
+ * gone) fail the call as before, so the batch is read again on the next tick.
+ */
+export async function convertIsolated(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
+  try {
+    return await convert(pool, table, changes, filters);
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+  }
+  const rows: Converted['rows'] = changes.map(() => null);
+  const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
+  const undeliverable: number[] = [];
+  let reason: string | undefined;
+  for (const [position, change] of changes.entries()) {
+    try {
+      const one = await convert(pool, table, [change], filters);
+      rows[position] = one.rows[0] ?? null;
+      for (const [key, verdicts] of one.matches) matches.get(key)![position] = verdicts[0]!;
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      undeliverable.push(position);
+      reason ??= (error as Error).message;
+    }
+  }
+  return { rows, matches, undeliverable, ...(reason ? { reason } : {}) };
+}
+
+/**
+ * Errors of the data, not of the database: class 22 (data exception: a value that does not fit its column, a JSON
+ * value that is not an object), 42804 (datatype mismatch), 42703 (a column the table no longer has).
+ */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('22') || code === '42804' || code === '42703');
 }

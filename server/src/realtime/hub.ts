@@ -4,7 +4,7 @@ import type { TableSchema } from '../db/schema.js';
 import { ApiError, forbidden, notFound, tokenExpired } from '../errors.js';
 import { authorize } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
-import { convert, type FilterSet } from './convert.js';
+import { convertIsolated, type FilterSet } from './convert.js';
 import { ChangeLog, eventIdOf, isAfter, type Change, type Place } from './log.js';
 
 /**
@@ -62,6 +62,8 @@ export class Hub {
   private closed = false;
   private readonly expiry = new Map<Subscription, NodeJS.Timeout>();
   private readonly ended = new WeakSet<Subscription>();
+  /** Changes that could not be delivered since start (their table's subscribers got a reset instead): a metric. */
+  undeliverable = 0;
 
   constructor(private readonly deps: HubDeps) {
     this.log = new ChangeLog(deps.pool);
@@ -203,11 +205,18 @@ export class Hub {
     });
     const rows: Array<Record<string, unknown> | null> = changes.map(() => null);
     const matches = new Map<string, Map<number, boolean>>();
+    // A change one table's rows cannot be read back from costs its own table's subscribers (a reset), never the rest.
+    const undeliverable = new Set<number>();
     for (const [table, indexes] of byTable) {
       const filters = new Map<string, FilterSet>();
       for (const subscriber of subscribers) if (subscriber.filter && subscriber.tables.includes(table)) filters.set(subscriber.filter.key, subscriber.filter);
-      const converted = await convert(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
+      const converted = await convertIsolated(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
       indexes.forEach((index, position) => (rows[index] = converted.rows[position] ?? null));
+      for (const position of converted.undeliverable) undeliverable.add(indexes[position]!);
+      if (converted.undeliverable.length > 0) {
+        this.undeliverable += converted.undeliverable.length;
+        this.deps.onError?.(new Error(`realtime: ${converted.undeliverable.length} change(s) of ${table} could not be delivered (${converted.reason}); its subscribers got a reset event`));
+      }
       for (const [key, verdicts] of converted.matches) {
         const into = matches.get(key) ?? new Map<number, boolean>();
         indexes.forEach((index, position) => into.set(index, verdicts[position]!));
@@ -226,6 +235,10 @@ export class Hub {
       }
       changes.forEach((change, index) => {
         if (!scopes.has(change.table)) return;
+        if (undeliverable.has(index)) {
+          if (!subscriber.sink.send(undeliverableText(change))) this.drop(subscriber);
+          return;
+        }
         const row = rows[index] ?? null;
         if (!this.sees(subscriber, change, row, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
         const key = `${index}|${subscriber.columns?.join(',') ?? '*'}`;
@@ -243,6 +256,11 @@ export class Hub {
     if (scope && String(row[scope.ownerColumn]) !== scope.userId) return false;
     return !subscriber.filter || matched === true;
   }
+}
+
+/** What a subscriber gets for a change it may have missed: a reset of that table (list it again), in the change's place. */
+function undeliverableText(change: Change): string {
+  return eventText(eventIdOf(change), 'reset', { table: change.table, reason: 'A change of this table could not be delivered: list it again' });
 }
 
 /** The text of a change's event: a reset (truncate), a delete (`{ id }`), or the row narrowed to `columns`. */

@@ -74,7 +74,7 @@ export function listStatement(table: TableSchema, query: ListQuery, scope: Scope
 const WHOLE_TABLE = '*';
 
 /**
- * Whether a list's total comes from the maintained counts (counts/): the table's counts are complete and the list has
+ * Whether a list's total comes from the maintained counts (tracking/): the table's counts are complete and the list has
  * no filter, only (maybe) the owner scope. Filtered lists count their matching rows.
  */
 export function countsMaintained(table: TableSchema, query: ListQuery): boolean {

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Knex } from 'knex';
+import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
+import { createKnex } from '../src/db/knex.js';
+import { migrate, migrateDownOne, migrateUpTo } from '../src/db/migrate.js';
+import { startHarness, type Harness } from './harness.js';
+
+/**
+ * The `write_tracking` migration on a database an earlier version left behind: the old capture and count triggers
+ * (whose aliases a column named `n` or `o` shadowed) are replaced by the one write trigger on every table that had
+ * them, the counts stay complete and exact, and the service then serves the table as before.
+ */
+
+let database: TestDatabase;
+let knex: Knex;
+let h: Harness | undefined;
+
+// What the earlier installers put on a table (realtime/capture.ts and counts/triggers.ts before this change).
+const OLD_TRIGGERS = (table: string, owner: string) => [
+  `CREATE TRIGGER _basalt_capture_i AFTER INSERT ON ${table} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+  `CREATE TRIGGER _basalt_capture_u AFTER UPDATE ON ${table} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+  `CREATE TRIGGER _basalt_capture_d AFTER DELETE ON ${table} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+  `CREATE TRIGGER _basalt_capture_t AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+  `CREATE TRIGGER _basalt_count_i AFTER INSERT ON ${table} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count('${owner}')`,
+  `CREATE TRIGGER _basalt_count_d AFTER DELETE ON ${table} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count('${owner}')`,
+  `CREATE TRIGGER _basalt_count_t AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count('${owner}')`,
+  ...(owner
+    ? [`CREATE TRIGGER _basalt_count_u AFTER UPDATE OF ${owner} ON ${table} FOR EACH ROW WHEN (OLD.${owner} IS DISTINCT FROM NEW.${owner}) EXECUTE FUNCTION _basalt_count_owner('${owner}')`]
+    : []),
+];
+
+const triggersOf = async (table: string) =>
+  (await knex.raw<{ rows: Array<{ tgname: string }> }>(`SELECT tgname FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal ORDER BY tgname`, [table])).rows.map((row) => row.tgname);
+const kept = async (table: string) =>
+  Object.fromEntries(
+    (await knex.raw<{ rows: Array<{ scope: string; n: string }> }>(`SELECT scope, sum(n)::text AS n FROM _basalt_counts WHERE table_name = ? GROUP BY scope HAVING sum(n) <> 0`, [table])).rows.map((row) => [row.scope, Number(row.n)]),
+  );
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  knex = createKnex(database.url);
+  await migrateUpTo(knex, '20260106000000_counts');
+  await knex.raw(`INSERT INTO users (id, email, password_hash, role) VALUES ('u1', 'a@b.test', 'x', 'owner'), ('u2', 'c@d.test', 'x', 'member')`);
+  await knex.raw(`CREATE TABLE tasks (id text PRIMARY KEY, user_id text REFERENCES users (id) ON DELETE CASCADE, n integer, o text)`);
+  await knex.raw(`CREATE TABLE plain (id text PRIMARY KEY, label text)`);
+  for (const statement of [...OLD_TRIGGERS('tasks', 'user_id'), ...OLD_TRIGGERS('plain', '')]) await knex.raw(statement);
+  await knex.raw(`INSERT INTO _basalt_counted (table_name, owner_column) VALUES ('tasks', 'user_id'), ('plain', '')`);
+  await knex.raw(`INSERT INTO tasks (id, user_id, n, o) VALUES ('t1', 'u1', 1, 'a'), ('t2', 'u1', 2, 'b'), ('t3', 'u2', 3, 'c')`);
+  await knex.raw(`INSERT INTO plain (id, label) VALUES ('p1', 'x')`);
+});
+afterAll(async () => {
+  await h?.close();
+  await knex?.destroy();
+  await database?.drop();
+});
+
+describe('the write_tracking migration', () => {
+  it('logged the old way before: the values of column n, not rows', async () => {
+    const logged = await knex.raw<{ rows: Array<{ record: unknown }> }>(`SELECT record FROM _basalt_changes WHERE table_name = 'tasks'`);
+    expect(logged.rows[0]!.record).toEqual([1, 2, 3]);
+  });
+
+  it('replaces the old triggers with the one write trigger, keeping the counts complete and exact', async () => {
+    await migrate(knex);
+    expect(await triggersOf('tasks')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_o', '_basalt_track_t', '_basalt_track_u']);
+    expect(await triggersOf('plain')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_t', '_basalt_track_u']);
+    expect((await knex('_basalt_counted').orderBy('table_name')).map((row: { table_name: string; owner_column: string }) => [row.table_name, row.owner_column])).toEqual([
+      ['plain', ''],
+      ['tasks', 'user_id'],
+    ]);
+    await knex.raw(`INSERT INTO tasks (id, user_id, n, o) VALUES ('t4', 'u2', 4, 'd')`);
+    await knex.raw(`UPDATE tasks SET user_id = 'u2' WHERE id = 't1'`);
+    await knex.raw(`DELETE FROM tasks WHERE id = 't2'`);
+    const logged = await knex.raw<{ rows: Array<{ op: string; record: unknown }> }>(`SELECT op, record FROM _basalt_changes WHERE table_name = 'tasks' ORDER BY xid, id`);
+    expect(logged.rows.slice(1).map((row) => [row.op, row.record])).toEqual([
+      ['i', [{ id: 't4', user_id: 'u2', n: 4, o: 'd' }]],
+      ['u', [{ id: 't1', user_id: 'u2', n: 1, o: 'a' }]],
+      ['d', [{ id: 't2', user_id: 'u1', n: 2, o: 'b' }]],
+    ]);
+    expect(await kept('tasks')).toEqual({ '*': 3, u2: 3 });
+    expect(await kept('plain')).toEqual({ '*': 1 });
+  });
+
+  it('leaves the service serving the table as counted and captured, with nothing left to install', async () => {
+    h = await startHarness({ database });
+    await h.services.placement.settled();
+    await h.services.counting.settled();
+    const table = h.services.cache.served('tasks')!;
+    expect([table.captured, table.counted, table.trackedFor]).toEqual([true, true, 'user_id']);
+    expect(await triggersOf('tasks')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_o', '_basalt_track_t', '_basalt_track_u']);
+  });
+
+  it('goes back down to the two old functions (the earlier installers then put their triggers on again), and up again', async () => {
+    await h?.close();
+    h = undefined;
+    const functions = async () =>
+      (await knex.raw<{ rows: Array<{ proname: string }> }>(`SELECT proname FROM pg_proc WHERE proname IN ('_basalt_capture', '_basalt_count', '_basalt_track') ORDER BY proname`)).rows.map(
+        (row) => row.proname,
+      );
+    await migrateDownOne(knex);
+    expect(await functions()).toEqual(['_basalt_capture', '_basalt_count']);
+    expect(await triggersOf('tasks')).toEqual([]);
+    expect(await knex('_basalt_counted')).toEqual([]);
+    await migrate(knex);
+    expect(await functions()).toEqual(['_basalt_track']);
+  });
+});
