@@ -33,7 +33,12 @@ export interface ForbiddenDetails {
   table: string;
   policy: string;
   operation: 'read' | 'write';
+  /** Set when the policy allows the key's user but the API key itself is read-only. */
+  reason?: typeof READ_ONLY_KEY_REASON;
 }
+
+/** `details.reason` of the 403 for a write by a `read` API key: a read-write key of the same user would be allowed. */
+export const READ_ONLY_KEY_REASON = 'read_only_key';
 
 /** `details` of a 400 VALIDATION_ERROR: the query parameter or the body field that failed. */
 export interface ValidationDetails {

@@ -28,7 +28,13 @@ export const invalidParameter = (parameter: string, message: string) =>
 
 export const invalidField = (field: string, message: string) => new ApiError('VALIDATION_ERROR', message, details<ValidationDetails>({ field }));
 
+/** A refusal of the body as a whole (not JSON, not an object, too deep): it names the field `body`. */
+export const invalidBody = (message: string) => invalidField('body', message);
+
 export const unauthorized = (message = 'Missing or invalid credentials') => new ApiError('UNAUTHORIZED', message);
+
+/** A valid access token whose account was deleted since: 401 on every write and on the signed-in /auth routes. */
+export const accountGone = () => unauthorized('The account of this token no longer exists');
 
 export const tokenExpired = () =>
   new ApiError('UNAUTHORIZED', 'The access token has expired; refresh it', { reason: TOKEN_EXPIRED_REASON });

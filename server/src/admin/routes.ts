@@ -4,7 +4,7 @@ import type { PasswordChanges } from '../auth/passwordChanges.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { authenticate, callerOf, userOf } from '../auth/credentials.js';
-import { jsonBodyReader, jsonObjectBody } from '../http/body.js';
+import { jsonBodyReader, jsonObjectBody, jsonObjectReader } from '../http/body.js';
 import { ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { queryBytesOf, type RecordAction } from '../records/parse.js';
@@ -40,7 +40,8 @@ export function adminRoutes(deps: {
   const { cache, tables, accounts, tokens } = deps;
   const router = Router();
   const body = jsonObjectBody(deps.bodyLimitBytes);
-  const readBody = jsonBodyReader(deps.bodyLimitBytes);
+  const readObjectOrArray = jsonBodyReader(deps.bodyLimitBytes);
+  const readObject = jsonObjectReader(deps.bodyLimitBytes);
 
   const ownerOnly: RequestHandler = async (req, _res, next) => {
     const caller = callerOf(req);
@@ -102,7 +103,7 @@ export function adminRoutes(deps: {
     async (req, res) => {
       const table = String(req.params.name);
       const target = action === 'list' || action === 'create' ? { action, table } : { action, table, id: String(req.params.id) };
-      const call = { surface: 'admin' as const, caller: callerOf(req), target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: () => readBody(req, res) };
+      const call = { surface: 'admin' as const, caller: callerOf(req), target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res) };
       const answer = await answerRecordCall(deps.records, call);
       sendJson(res, answer.status, answer.body);
     };

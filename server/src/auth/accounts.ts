@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuthResult, AuthUser, Credentials, Profile, Role } from '@basalt/contract';
-import { ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
+import { accountGone, ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
 import { signinCounters, type AbuseLimiter } from './limits.js';
@@ -36,6 +36,19 @@ interface PasswordRow {
 function constraintOf(error: unknown): string | undefined {
   const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
   return code === '23505' ? constraint : undefined;
+}
+
+/**
+ * A write for a signed-in account (a key, a session) that was deleted after the route checked it: the foreign key to
+ * `users` refuses it (23503), which is the account's 401, not a 400 naming the internal `user_id` column.
+ */
+export async function forExistingAccount<T>(write: PromiseLike<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === '23503') throw accountGone();
+    throw error;
+  }
 }
 
 /**
@@ -109,7 +122,7 @@ export class AccountService {
    */
   async confirmPassword(userId: string, password: string, field: string, origin: Origin): Promise<PasswordRow> {
     const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
-    if (!row) throw unauthorized('The account of this token no longer exists');
+    if (!row) throw accountGone();
     if (!(await this.passwordMatches(row.email, async () => row, password, origin))) throw invalidField(field, `${field} is not the account's password`);
     return row;
   }
@@ -168,7 +181,7 @@ export class AccountService {
 
   async profile(userId: string): Promise<Profile> {
     const row = await this.knex('users').where({ id: userId }).first<ProfileRow | undefined>(...PROFILE_COLUMNS);
-    if (!row) throw unauthorized('The account of this token no longer exists');
+    if (!row) throw accountGone();
     return profileOf(row);
   }
 

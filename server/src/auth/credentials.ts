@@ -3,7 +3,7 @@ import { APIKEY_HEADER } from '@basalt/contract';
 import type { TokenService } from './tokens.js';
 import { isApiKey, type KeyService } from './keys/service.js';
 import { ANON, type Caller } from '../policies/caller.js';
-import { ApiError, tokenExpired, unauthorized } from '../errors.js';
+import { ApiError, accountGone, tokenExpired, unauthorized } from '../errors.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -64,6 +64,18 @@ export const requireUser: RequestHandler = (req, _res, next) => {
   if (req.caller?.kind !== 'user') throw unauthorized('This endpoint needs a signed-in user, not the anon key');
   next();
 };
+
+/**
+ * For the signed-in routes: the account behind the token still exists. Access tokens are stateless and outlive a
+ * deleted account; its token is 401 here, before the body is read, and never reaches a write (a key for no user, a
+ * foreign key naming `user_id`).
+ */
+export function requireAccount(exists: (userId: string) => Promise<boolean>): RequestHandler {
+  return async (req, _res, next) => {
+    if (!(await exists(userOf(req).id))) throw accountGone();
+    next();
+  };
+}
 
 export function callerOf(req: Request): Caller {
   if (!req.caller) throw new ApiError('INTERNAL_ERROR', 'credentials were not checked');

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { RESET_TOKEN_TTL_SECONDS, type ResetLink, type TokenPair } from '@basalt/contract';
 import { invalidField, notFound } from '../errors.js';
-import type { AccountService, Origin } from './accounts.js';
+import { forExistingAccount, type AccountService, type Origin } from './accounts.js';
 import type { PasswordHasher } from './passwords.js';
 import type { SessionStore } from './sessions.js';
 
@@ -28,12 +28,14 @@ export class PasswordChanges {
   async change(userId: string, sessionId: string | null, currentPassword: string, newPassword: string, origin: Origin): Promise<TokenPair> {
     const row = await this.accounts.confirmPassword(userId, currentPassword, 'currentPassword', origin);
     const passwordHash = await this.passwords.hash(newPassword);
-    return this.knex.transaction(async (trx) => {
-      await trx('users').where({ id: userId }).update({ password_hash: passwordHash });
-      await this.sessions.endAll(userId, sessionId, trx);
-      const renewed = sessionId === null ? undefined : await this.sessions.renew(sessionId, userId, null, trx);
-      return renewed ?? (await this.sessions.open({ id: row.id, email: row.email, role: row.role }, origin.userAgent, trx));
-    });
+    return forExistingAccount(
+      this.knex.transaction(async (trx) => {
+        await trx('users').where({ id: userId }).update({ password_hash: passwordHash });
+        await this.sessions.endAll(userId, sessionId, trx);
+        const renewed = sessionId === null ? undefined : await this.sessions.renew(sessionId, userId, null, trx);
+        return renewed ?? (await this.sessions.open({ id: row.id, email: row.email, role: row.role }, origin.userAgent, trx));
+      }),
+    );
   }
 
   /** `POST /admin/users/:id/reset-link`: a token valid one hour, stored as its digest. */

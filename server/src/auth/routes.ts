@@ -3,8 +3,8 @@ import type { TokenService } from './tokens.js';
 import type { AccountService, Origin } from './accounts.js';
 import type { KeyService } from './keys/service.js';
 import type { PasswordChanges } from './passwordChanges.js';
-import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parsePasswordReset, parseRefreshBody } from './validation.js';
-import { authenticate, requireUser, userOf } from './credentials.js';
+import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parsePasswordReset, parsePathId, parseRefreshBody } from './validation.js';
+import { authenticate, requireAccount, requireUser, userOf } from './credentials.js';
 import { keyRoutes } from './keys/routes.js';
 import { jsonObjectBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
@@ -31,7 +31,9 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   const { sessions } = accounts;
   const router = Router();
   const body = jsonObjectBody(options.bodyLimitBytes);
-  const signedIn = [authenticate(tokens), requireUser];
+  const signedInToken = [authenticate(tokens), requireUser];
+  // An access token outlives its account: every signed-in route but /me (whose read says so itself) asks first.
+  const signedIn = [...signedInToken, requireAccount((userId) => accounts.userExists(userId))];
 
   router.post('/signup', body, async (req, res) => {
     sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body), originOf(req)) });
@@ -55,7 +57,7 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
     sendJson(res, 200, { data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner() } });
   });
 
-  router.get('/me', ...signedIn, async (req, res) => {
+  router.get('/me', ...signedInToken, async (req, res) => {
     sendJson(res, 200, { data: await accounts.profile(userOf(req).id) });
   });
 
@@ -80,7 +82,7 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   });
 
   router.delete('/sessions/:id', ...signedIn, async (req, res) => {
-    await sessions.end(userOf(req).id, String(req.params.id));
+    await sessions.end(userOf(req).id, parsePathId(String(req.params.id), 'session'));
     sendJson(res, 200, { data: { signedOut: true } });
   });
 

@@ -10,51 +10,15 @@ import {
   type Credentials,
   type ResetPasswordInput,
 } from '@basalt/contract';
-import { invalidField } from '../errors.js';
+import { invalidBody, invalidField, notFound } from '../errors.js';
 
-const credentialsSchema = Joi.object<Credentials>({
-  // Trimmed and lower-cased; the TLD is not checked (a@x.test works) but the domain needs two labels (not a@localhost).
-  email: Joi.string().trim().lowercase().max(EMAIL_MAX_LENGTH).email({ tlds: false, minDomainSegments: 2 }).required(),
-  password: Joi.string()
-    .required()
-    .custom((value: string, helpers) => {
-      const bytes = Buffer.byteLength(value, 'utf8');
-      if (bytes < PASSWORD_MIN_BYTES || bytes > PASSWORD_MAX_BYTES) return helpers.error('password.length');
-      return value;
-    }),
-})
-  .unknown(false)
-  .messages({ 'password.length': `password must be ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes long` });
+/**
+ * The edge of /auth: every body is checked here, before any hashing or database work, and a refusal names its field.
+ * A text holding a NUL character is refused whatever the field: Postgres cannot store one (it would come back as a
+ * translated 22021 that names no field), and no email, password, token or name has one.
+ */
 
-/** Validates `{ email, password }` at the edge; the first failing field is named in `details.field`. */
-export function parseCredentials(body: unknown): Credentials {
-  const { value, error } = credentialsSchema.validate(body, { abortEarly: true, convert: true });
-  if (error) {
-    const detail = error.details[0];
-    const field = String(detail?.path[0] ?? detail?.context?.key ?? 'body');
-    const message =
-      detail?.type === 'object.unknown'
-        ? `${field} is not a known field (expected email and password)`
-        : field === 'email'
-          ? 'email must be a valid email address'
-          : field === 'password'
-            ? `password must be a string of ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes`
-            : (detail?.message ?? 'invalid body');
-    throw invalidField(field, message);
-  }
-  return value;
-}
-
-const refreshSchema = Joi.object<{ refreshToken: string }>({ refreshToken: Joi.string().min(1).max(4096).required() }).unknown(false);
-
-export function parseRefreshBody(body: unknown): string {
-  const { value, error } = refreshSchema.validate(body);
-  if (error) {
-    const field = String(error.details[0]?.path[0] ?? 'refreshToken');
-    throw invalidField(field, field === 'refreshToken' ? 'refreshToken must be a non-empty string' : `${field} is not a known field`);
-  }
-  return value.refreshToken;
-}
+const NUL = '\u0000';
 
 const password = () =>
   Joi.string()
@@ -65,51 +29,85 @@ const password = () =>
       return value;
     });
 
-/** Validates a small body against `schema`; the first failing field is named, with a message the caller chose. */
-function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Record<string, string>): T {
-  const { value, error } = schema.validate(body, { abortEarly: true, convert: false });
+const passwordMessage = (field: string) => `${field} must be a string of ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes`;
+
+/**
+ * Validates a small body against `schema`; the first failing field is named, with the message the caller chose for
+ * it. `convert` lets the schema normalise values (the email is trimmed and lower-cased).
+ */
+function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Record<string, string>, convert = false): T {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidBody('The request body must be a JSON object');
+  for (const [field, value] of Object.entries(body)) {
+    if (typeof value === 'string' && value.includes(NUL)) throw invalidField(field, `${field} must not contain a NUL character`);
+  }
+  const { value, error } = schema.validate(body, { abortEarly: true, convert });
   if (!error) return value;
   const detail = error.details[0];
   const field = String(detail?.path[0] ?? detail?.context?.key ?? 'body');
   if (detail?.type === 'object.unknown') throw invalidField(field, `${field} is not a known field (expected ${Object.keys(messages).join(', ')})`);
-  if (detail?.type === 'object.base') throw invalidField('body', 'The body must be a JSON object');
   throw invalidField(field, messages[field] ?? `${field} is not valid`);
 }
 
-const passwordMessage = (field: string) => `${field} must be a string of ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes`;
+const credentialsSchema = Joi.object<Credentials>({
+  // Trimmed and lower-cased; the TLD is not checked (a@x.test works) but the domain needs two labels (not a@localhost).
+  email: Joi.string().trim().lowercase().max(EMAIL_MAX_LENGTH).email({ tlds: false, minDomainSegments: 2 }).required(),
+  password: password(),
+}).unknown(false);
+
+/** `{ email, password }` of sign-up and sign-in. */
+export function parseCredentials(body: unknown): Credentials {
+  return parseBody(credentialsSchema, body, { email: 'email must be a valid email address', password: passwordMessage('password') }, true);
+}
+
+const refreshSchema = Joi.object<{ refreshToken: string }>({ refreshToken: Joi.string().min(1).max(4096).required() }).unknown(false);
+
+export function parseRefreshBody(body: unknown): string {
+  return parseBody(refreshSchema, body, { refreshToken: 'refreshToken must be a non-empty string' }).refreshToken;
+}
+
+const passwordChangeSchema = Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(1024).required(), newPassword: password() }).unknown(false);
 
 export function parsePasswordChange(body: unknown): ChangePasswordInput {
-  return parseBody(Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(1024).required(), newPassword: password() }).unknown(false), body, {
+  return parseBody(passwordChangeSchema, body, {
     currentPassword: 'currentPassword must be a non-empty string',
     newPassword: passwordMessage('newPassword'),
   });
 }
 
+const passwordResetSchema = Joi.object<ResetPasswordInput>({ token: Joi.string().min(1).max(256).required(), newPassword: password() }).unknown(false);
+
 export function parsePasswordReset(body: unknown): ResetPasswordInput {
-  return parseBody(Joi.object<ResetPasswordInput>({ token: Joi.string().min(1).max(256).required(), newPassword: password() }).unknown(false), body, {
+  return parseBody(passwordResetSchema, body, {
     token: 'token must be the reset token, a non-empty string',
     newPassword: passwordMessage('newPassword'),
   });
 }
 
+const passwordConfirmationSchema = Joi.object<{ password: string }>({ password: Joi.string().min(1).max(1024).required() }).unknown(false);
+
 export function parsePasswordConfirmation(body: unknown): string {
-  return parseBody(Joi.object<{ password: string }>({ password: Joi.string().min(1).max(1024).required() }).unknown(false), body, {
-    password: 'password must be the account password, a non-empty string',
-  }).password;
+  return parseBody(passwordConfirmationSchema, body, { password: 'password must be the account password, a non-empty string' }).password;
 }
 
+const keyInputSchema = Joi.object<CreateApiKeyInput>({
+  name: Joi.string().trim().min(1).max(API_KEY_NAME_MAX_LENGTH).required(),
+  access: Joi.string().valid(...API_KEY_ACCESS).required(),
+  expiresAt: Joi.alternatives(Joi.string().max(64), Joi.number(), Joi.valid(null)),
+}).unknown(false);
+
 export function parseKeyInput(body: unknown): CreateApiKeyInput {
-  return parseBody(
-    Joi.object<CreateApiKeyInput>({
-      name: Joi.string().trim().min(1).max(API_KEY_NAME_MAX_LENGTH).required(),
-      access: Joi.string().valid(...API_KEY_ACCESS).required(),
-      expiresAt: Joi.alternatives(Joi.string().max(64), Joi.number(), Joi.valid(null)),
-    }).unknown(false),
-    body,
-    {
-      name: `name must be a non-empty string of at most ${API_KEY_NAME_MAX_LENGTH} characters`,
-      access: `access must be one of ${API_KEY_ACCESS.join(', ')}`,
-      expiresAt: 'expiresAt must be a future time: ISO 8601 or epoch milliseconds, or null',
-    },
-  );
+  return parseBody(keyInputSchema, body, {
+    name: `name must be a non-empty string of at most ${API_KEY_NAME_MAX_LENGTH} characters`,
+    access: `access must be one of ${API_KEY_ACCESS.join(', ')}`,
+    expiresAt: 'expiresAt must be a future time: ISO 8601 or epoch milliseconds, or null',
+  });
+}
+
+/**
+ * The id of a session or key in a path (`DELETE /auth/sessions/:id`): one holding a NUL names none, so it is 404
+ * here, as a record id that cannot be coerced is on /api, without asking the database.
+ */
+export function parsePathId(id: string, what: 'session' | 'API key'): string {
+  if (id.includes(NUL)) throw notFound(`No ${what} with this id`);
+  return id;
 }

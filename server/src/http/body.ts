@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { ApiError } from '../errors.js';
+import { invalidBody, type ApiError } from '../errors.js';
 
 const MAX_DEPTH = 64;
 
@@ -23,12 +23,12 @@ function exceedsDepth(value: unknown, limit: number): boolean {
  */
 function bodyProblem(body: unknown, arrays: boolean): ApiError | undefined {
   const shapeOk = body !== null && typeof body === 'object' && (arrays || !Array.isArray(body));
-  if (!shapeOk) return new ApiError('VALIDATION_ERROR', arrays ? 'The request body must be a JSON object or an array of objects' : 'The request body must be a JSON object');
-  if (exceedsDepth(body, MAX_DEPTH)) return new ApiError('VALIDATION_ERROR', `The request body is nested deeper than ${MAX_DEPTH} levels`);
+  if (!shapeOk) return invalidBody(arrays ? 'The request body must be a JSON object or an array of objects' : 'The request body must be a JSON object');
+  if (exceedsDepth(body, MAX_DEPTH)) return invalidBody(`The request body is nested deeper than ${MAX_DEPTH} levels`);
   return undefined;
 }
 
-const notJson = () => new ApiError('VALIDATION_ERROR', 'The request body must be JSON, sent with Content-Type: application/json');
+const notJson = () => invalidBody('The request body must be JSON, sent with Content-Type: application/json');
 
 /**
  * Reads a JSON object body: a body that needs reading must be `application/json`, valid JSON (else INVALID_JSON), an

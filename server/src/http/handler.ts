@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError, invalidPathEncoding } from '../errors.js';
+import { ApiError, invalidBody, invalidPathEncoding } from '../errors.js';
 import { translateDatabaseError } from './translate.js';
 import { sendJson } from './respond.js';
 
@@ -8,12 +8,8 @@ function fromExpressError(error: unknown): ApiError | undefined {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.parse.failed') return new ApiError('INVALID_JSON', 'The request body is not valid JSON');
   if (type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is too large');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return new ApiError('VALIDATION_ERROR', 'The request body must be UTF-8 JSON');
-  }
-  if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
-    return new ApiError('VALIDATION_ERROR', 'The request body could not be read');
-  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return invalidBody('The request body must be UTF-8 JSON');
+  if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') return invalidBody('The request body could not be read');
   // The router's decoding of route parameters (`/admin/tables/%zz`) throws a URIError it marks 400.
   if (error instanceof URIError) return invalidPathEncoding();
   return undefined;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ANON, type Caller } from './caller.js';
+import { ANON, type Caller, type UserCaller } from './caller.js';
 import { authorize, authorizeOwnerTools, type Operation } from './authorize.js';
 
-const owner: Caller = { kind: 'user', id: 'owner-1', role: 'owner', sessionId: 's1' };
-const member: Caller = { kind: 'user', id: 'member-1', role: 'member', sessionId: 's2' };
+const owner: UserCaller = { kind: 'user', id: 'owner-1', role: 'owner', sessionId: 's1' };
+const member: UserCaller = { kind: 'user', id: 'member-1', role: 'member', sessionId: 's2' };
 
 describe('authorize', () => {
   const cases: Array<[string, Caller, Operation, 'allow' | 'scoped' | 'deny']> = [
@@ -28,9 +28,29 @@ describe('authorize', () => {
   ];
   it.each(cases)('%s: %o %s -> %s', (policy, caller, operation, expected) => {
     const decision = authorize(policy as 'private', caller, operation);
-    if (expected === 'deny') expect(decision).toEqual({ allowed: false });
+    if (expected === 'deny') expect(decision).toEqual({ allowed: false, reason: 'policy' });
     else if (expected === 'allow') expect(decision).toEqual({ allowed: true, ownerScope: null });
     else expect(decision).toEqual({ allowed: true, ownerScope: caller.kind === 'user' ? caller.id : 'never' });
+  });
+});
+
+describe('authorize: a read API key', () => {
+  const key = (caller: UserCaller, access: 'read' | 'read-write'): Caller => ({ ...caller, sessionId: null, key: { id: 'k', hash: 'h', access, version: 1 } });
+  const cases: Array<[string, Caller, Operation, 'allow' | 'scoped' | 'policy' | 'read-only-key']> = [
+    ['owner-scoped', key(member, 'read'), 'read', 'scoped'],
+    ['owner-scoped', key(member, 'read'), 'write', 'read-only-key'],
+    ['owner-scoped', key(member, 'read-write'), 'write', 'scoped'],
+    ['public-read', key(owner, 'read'), 'write', 'read-only-key'],
+    ['public-read', key(member, 'read'), 'write', 'policy'],
+    ['private', key(owner, 'read'), 'read', 'allow'],
+    ['private', key(owner, 'read'), 'write', 'read-only-key'],
+    ['private', key(member, 'read'), 'write', 'policy'],
+  ];
+  it.each(cases)('%s: %o %s -> %s', (policy, caller, operation, expected) => {
+    const decision = authorize(policy as 'private', caller, operation);
+    if (expected === 'allow') expect(decision).toEqual({ allowed: true, ownerScope: null });
+    else if (expected === 'scoped') expect(decision).toEqual({ allowed: true, ownerScope: member.id });
+    else expect(decision).toEqual({ allowed: false, reason: expected });
   });
 });
 

@@ -1,7 +1,8 @@
+import { READ_ONLY_KEY_REASON } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { isReservedTable } from '../db/schema.js';
 import { ApiError, forbidden, invalidParameter, notFound, unauthorized } from '../errors.js';
-import { authorize, authorizeOwnerTools, type Operation } from '../policies/authorize.js';
+import { authorize, authorizeOwnerTools, type Operation, type Refusal } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
 import type { RelationContext } from './embed/plan.js';
 
@@ -64,12 +65,13 @@ export function administeredTable(tables: TableLookup, name: string): TableSchem
   return table;
 }
 
-function refusedByPolicy(table: TableSchema, operation: Operation): ApiError {
-  return forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, {
-    table: table.name,
-    policy: table.effectivePolicy,
-    operation,
-  });
+/** The 403 of a refused request: which rule refused, with the same details either way (clients read them). */
+function refused(table: TableSchema, operation: Operation, reason: Refusal): ApiError {
+  const rule = { table: table.name, policy: table.effectivePolicy, operation };
+  if (reason === 'read-only-key') {
+    return forbidden(`The API key is read-only: its user may ${operation} ${table.name}, the key may not`, { ...rule, reason: READ_ONLY_KEY_REASON });
+  }
+  return forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, rule);
 }
 
 const OWNER_TOOLS: Access = Object.freeze({ scope: null, surface: 'admin', writer: null }) as Access;
@@ -88,7 +90,7 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   const table = tables.served(name);
   if (!table) throw notFound(`No table ${name}`);
   const decision = authorize(table.effectivePolicy, caller, operation);
-  if (!decision.allowed) throw refusedByPolicy(table, operation);
+  if (!decision.allowed) throw refused(table, operation, decision.reason);
   const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refusal } from '../../test/fixtures/refusal.js';
-import { operationOf, parseRequest, parseTarget, queryBytesOf, takesBody } from './parse.js';
+import { operationOf, parseRequest, parseTarget, queryBytesOf, takesArrayBody, takesBody } from './parse.js';
 
 
 describe('parseTarget: method and path -> what they name', () => {
@@ -46,6 +46,7 @@ describe('parseTarget: method and path -> what they name', () => {
       [true, 'write'],
       [false, 'write'],
     ]);
+    expect(['list', 'get', 'create', 'upsert', 'delete'].filter((action) => takesArrayBody(action as 'list'))).toEqual(['create']);
   });
 });
 
@@ -54,7 +55,7 @@ describe('parseRequest', () => {
     expect([queryBytesOf('/t'), queryBytesOf('/t?'), queryBytesOf('/t?a=1&b=2')]).toEqual([0, 0, 7]);
   });
 
-  it('parses a list query, carries a body, and ignores the query of a single record', () => {
+  it('parses a list query and carries a body', () => {
     expect(parseRequest({ action: 'list', table: 't' }, { limit: '5' }, undefined)).toEqual({
       action: 'list',
       table: 't',
@@ -62,7 +63,29 @@ describe('parseRequest', () => {
     });
     expect(parseRequest({ action: 'create', table: 't' }, {}, { a: 1 })).toEqual({ action: 'create', table: 't', body: { a: 1 } });
     expect(parseRequest({ action: 'upsert', table: 't', id: '7' }, {}, { a: 1 })).toEqual({ action: 'upsert', table: 't', id: '7', body: { a: 1 } });
-    expect(parseRequest({ action: 'get', table: 't', id: '7' }, { limit: 'nonsense' }, undefined)).toEqual({ action: 'get', table: 't', id: '7' });
+    expect(parseRequest({ action: 'get', table: 't', id: '7' }, {}, undefined)).toEqual({ action: 'get', table: 't', id: '7' });
     expect(parseRequest({ action: 'delete', table: 't', id: '7' }, {}, undefined)).toEqual({ action: 'delete', table: 't', id: '7' });
+  });
+
+  it('takes select and embed options on a single record, nothing else; a delete takes nothing', () => {
+    expect(parseRequest({ action: 'get', table: 't', id: '7' }, { select: 'id,c(id)', 'c.limit': '2' }, undefined)).toMatchObject({ action: 'get', embedOptions: { c: { limit: '2' } } });
+    expect(parseRequest({ action: 'upsert', table: 't', id: '7' }, { select: 'id' }, {})).toMatchObject({ action: 'upsert', select: { select: [expect.anything()] } });
+    expect(parseRequest({ action: 'create', table: 't' }, { select: 'id' }, [{}])).toMatchObject({ action: 'create-many' });
+    for (const [action, query] of [
+      ['get', { limit: 'nonsense' }],
+      ['get', { 'c.limit[eq]': '1' }],
+      ['upsert', { selct: 'id' }],
+      ['create', { title: 'x' }],
+      ['delete', { select: 'id' }],
+    ] as const) {
+      const target = action === 'create' ? { action, table: 't' } : { action, table: 't', id: '7' };
+      const key = Object.keys(query)[0]!;
+      expect(refusal(() => parseRequest(target, query, {}))).toMatchObject({ status: 400, details: { parameter: key } });
+    }
+  });
+
+  it('refuses an array for PUT and an empty or oversized bulk insert, naming the body', () => {
+    expect(refusal(() => parseRequest({ action: 'upsert', table: 't', id: '7' }, {}, [{}]))).toMatchObject({ status: 400, details: { field: 'body' } });
+    expect(refusal(() => parseRequest({ action: 'create', table: 't' }, {}, []))).toMatchObject({ status: 400, details: { field: 'body' } });
   });
 });

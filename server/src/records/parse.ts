@@ -1,4 +1,4 @@
-import { ApiError, invalidPathEncoding } from '../errors.js';
+import { ApiError, invalidBody, invalidParameter, invalidPathEncoding } from '../errors.js';
 import { parseListParams, parseSelection, type ListParams, type QueryParams } from './query/parse.js';
 import { EMBED_OPTION, type EmbedOptions, type SelectItem } from './query/select.js';
 
@@ -92,6 +92,11 @@ export function takesBody(action: RecordAction): boolean {
   return action === 'create' || action === 'upsert';
 }
 
+/** Whether the action's body may be an array (a bulk insert); PUT takes one object. */
+export function takesArrayBody(action: RecordAction): boolean {
+  return action === 'create';
+}
+
 export function operationOf(action: RecordAction): 'read' | 'write' {
   return action === 'list' || action === 'get' ? 'read' : 'write';
 }
@@ -100,11 +105,24 @@ export const MAX_BULK_RECORDS = 1_000;
 
 const bodyError = (message: string, details?: Record<string, unknown>) => new ApiError('VALIDATION_ERROR', message, details);
 
+/**
+ * A single record's route takes `select` and its embeds' options (GET, and POST/PUT, whose written record is answered
+ * as the select asks); DELETE takes none. Anything else is refused rather than ignored: `?selct=id` answered with the
+ * whole record would hide the typo, and a filter (`?user_id=x`) silently ignored on a write would mislead.
+ */
+function refuseOtherParameters(action: 'get' | 'create' | 'upsert' | 'delete', query: QueryParams): void {
+  for (const key of Object.keys(query)) {
+    if (action !== 'delete' && (key === 'select' || (EMBED_OPTION.test(key) && !key.includes('[')))) continue;
+    const takes = action === 'delete' ? 'a delete takes no query parameters' : 'a single record takes select and <embed>.order, <embed>.limit';
+    throw invalidParameter(key, `${key} is not a parameter of this route: ${takes}`);
+  }
+}
+
 /** A create's body: one object, or an array of 1 to 1,000 objects (a bulk insert). */
 function createRequest(table: string, body: Body | unknown[] | undefined, query: QueryParams): RecordRequest {
   if (!Array.isArray(body)) return { action: 'create', table, body: body ?? {}, select: selectedOf(query) };
   if (body.length === 0 || body.length > MAX_BULK_RECORDS) {
-    throw bodyError(`A bulk insert takes 1 to ${MAX_BULK_RECORDS} records; this one has ${body.length}`, { field: 'body' });
+    throw invalidBody(`A bulk insert takes 1 to ${MAX_BULK_RECORDS} records; this one has ${body.length}`);
   }
   body.forEach((element, index) => {
     if (element === null || typeof element !== 'object' || Array.isArray(element)) throw bodyError(`Record ${index} of the array is not a JSON object`, { index });
@@ -114,16 +132,15 @@ function createRequest(table: string, body: Body | unknown[] | undefined, query:
 
 /** The whole request, once the target is known to be allowed (so a 400 never comes before a 403). */
 export function parseRequest(target: RecordTarget, query: QueryParams, body: Body | unknown[] | undefined, queryBytes = 0): RecordRequest {
+  if (target.action === 'list') return { action: 'list', table: target.table, params: parseListParams(query, queryBytes) };
+  refuseOtherParameters(target.action, query);
   switch (target.action) {
-    case 'list':
-      return { action: 'list', table: target.table, params: parseListParams(query, queryBytes) };
     case 'create':
       return createRequest(target.table, body, query);
     case 'upsert':
-      if (Array.isArray(body)) throw bodyError('The request body must be a JSON object');
+      if (Array.isArray(body)) throw invalidBody('The request body must be a JSON object');
       return { action: 'upsert', table: target.table, id: target.id, body: body ?? {}, select: selectedOf(query) };
     case 'get': {
-      // A single record takes `select` (columns and embeds) and its embeds' options; other parameters are ignored.
       const selected = selectedOf(query);
       return selected ? { action: 'get', table: target.table, id: target.id, ...selected } : { action: 'get', table: target.table, id: target.id };
     }

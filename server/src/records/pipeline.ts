@@ -1,9 +1,10 @@
 import type { SchemaCache } from '../db/schemaCache.js';
+import { accountGone, ApiError } from '../errors.js';
 import type { Caller } from '../policies/caller.js';
 import { authorizeRecords, type Authorized, type Surface } from './authorize.js';
 import { execute, type Executor } from './execute.js';
 import { answerFresh } from './fresh.js';
-import { operationOf, parseRequest, takesBody, type Body, type QueryParams, type RecordTarget } from './parse.js';
+import { operationOf, parseRequest, takesArrayBody, takesBody, type Body, type QueryParams, type RecordTarget } from './parse.js';
 import { planRequest } from './plan.js';
 import { respond, type Answer } from './respond.js';
 
@@ -30,8 +31,11 @@ export interface RecordCall {
   query: QueryParams;
   /** The length of the raw query string (the query language refuses more than 8 KiB). */
   queryBytes: number;
-  /** Reads the JSON body (an object, or an array for a bulk create); called only once the policy allowed the write. */
-  readBody(): Promise<Body | unknown[]>;
+  /**
+   * Reads the JSON body: an object, or also an array where `arrays` (a create: a bulk insert). Called only once the
+   * policy allowed the write.
+   */
+  readBody(arrays: boolean): Promise<Body | unknown[]>;
 }
 
 /**
@@ -40,6 +44,30 @@ export interface RecordCall {
  * statement that finds the schema moved on reloads it and answers again (`answerFresh`).
  */
 export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
+  const { caller } = call;
+  if (call.surface !== 'api' || caller.kind !== 'user' || operationOf(call.target.action) !== 'write') return answerCall(deps, call);
+  try {
+    return await answerCall(deps, call);
+  } catch (error) {
+    throw await unlessWriterGone(deps, caller.id, error);
+  }
+}
+
+/** The refusals a write can meet before its statement runs, or instead of a row: policy, parameters, body, row. */
+const REFUSALS_OF_A_WRITE = new Set([400, 403, 404, 409]);
+
+/**
+ * An access token outlives its account. The write statements refuse such a writer themselves (execute.ts, at no cost
+ * on success), but a write can be refused before its statement runs: the policy, its parameters or body, a reference
+ * it may not make. Such a refusal first asks whether the writer's account still exists, so a deleted account's token
+ * gets the 401 that credentials, checked first, would have given (only refusals pay for the question).
+ */
+async function unlessWriterGone(deps: RecordDeps, writer: string, error: unknown): Promise<unknown> {
+  if (!(error instanceof ApiError) || !REFUSALS_OF_A_WRITE.has(error.status)) return error;
+  return (await deps.userExists(writer)) ? error : accountGone();
+}
+
+async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
   const { cache } = deps;
   const { surface, target } = call;
   let { caller } = call;
@@ -54,7 +82,7 @@ export async function answerRecordCall(deps: RecordDeps, call: RecordCall): Prom
       if (caller.kind === 'user' && caller.key) caller = await deps.confirmCaller(caller);
       return authorizeNow();
     });
-    body = await call.readBody();
+    body = await call.readBody(takesArrayBody(target.action));
   }
 
   const outcome = await answerFresh(cache, async () => {

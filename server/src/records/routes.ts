@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { TokenService } from '../auth/tokens.js';
 import type { KeyService } from '../auth/keys/service.js';
 import { resolveCaller } from '../auth/credentials.js';
-import { jsonBodyReader } from '../http/body.js';
+import { jsonBodyReader, jsonObjectReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { parseTarget, queryBytesOf, type RecordTarget } from './parse.js';
 import { answerRecordCall, type RecordDeps } from './pipeline.js';
@@ -20,7 +20,8 @@ declare module 'express-serve-static-core' {
  * first (401), also for paths that name no record route (then 404).
  */
 export function recordRoutes(deps: RecordDeps & { tokens: TokenService; keys: KeyService; bodyLimitBytes: number }): RequestHandler {
-  const readBody = jsonBodyReader(deps.bodyLimitBytes);
+  const readObjectOrArray = jsonBodyReader(deps.bodyLimitBytes);
+  const readObject = jsonObjectReader(deps.bodyLimitBytes);
   return async (req, res, next) => {
     const resolved = resolveCaller(req, deps.tokens, deps.keys);
     const caller = (req.caller = resolved instanceof Promise ? await resolved : resolved);
@@ -30,7 +31,7 @@ export function recordRoutes(deps: RecordDeps & { tokens: TokenService; keys: Ke
       return;
     }
     req.recordTarget = target;
-    const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: () => readBody(req, res) };
+    const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res) };
     const answer = await answerRecordCall(deps, call);
     sendJson(res, answer.status, answer.body);
   };

@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { invalidField } from '../../errors.js';
 import { sendJson } from '../../http/respond.js';
 import { userOf } from '../credentials.js';
-import { parseKeyInput } from '../validation.js';
+import { parseKeyInput, parsePathId } from '../validation.js';
 import { parseKeyExpiry, type KeyService } from './service.js';
 
 /** `/auth/keys`: a signed-in user's own API keys (never by a key: /auth refuses keys). */
@@ -21,7 +21,7 @@ export function keyRoutes(keys: KeyService, body: RequestHandler, signedIn: Requ
   });
 
   router.delete('/keys/:id', ...signedIn, async (req, res) => {
-    sendJson(res, 200, { data: await keys.revoke(userOf(req).id, String(req.params.id)) });
+    sendJson(res, 200, { data: await keys.revoke(userOf(req).id, parsePathId(String(req.params.id), 'API key')) });
   });
 
   return router;

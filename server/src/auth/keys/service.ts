@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { API_KEY_PREFIX, type ApiKeyAccess, type ApiKeyInfo, type CreateApiKeyInput, type CreatedApiKey, type Role } from '@basalt/contract';
 import { notFound, unauthorized } from '../../errors.js';
 import { randomId } from '../../ids.js';
+import { forExistingAccount } from '../accounts.js';
 import type { Caller, KeyCaller, KeyCredential } from '../../policies/caller.js';
 
 /**
@@ -60,9 +61,11 @@ export class KeyService {
 
   async create(userId: string, input: { name: string; access: ApiKeyAccess; expiresAt: Date | null }): Promise<CreatedApiKey> {
     const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const [row] = await this.knex('_basalt_api_keys')
-      .insert({ id: randomId(), user_id: userId, name: input.name, access: input.access, key_hash: digest(key), expires_at: input.expiresAt })
-      .returning<KeyRow[]>(['id', 'name', 'access', 'created_at', 'expires_at', 'last_used_at']);
+    const [row] = await forExistingAccount(
+      this.knex('_basalt_api_keys')
+        .insert({ id: randomId(), user_id: userId, name: input.name, access: input.access, key_hash: digest(key), expires_at: input.expiresAt })
+        .returning<KeyRow[]>(['id', 'name', 'access', 'created_at', 'expires_at', 'last_used_at']),
+    );
     const { lastUsedAt: _unused, ...info } = infoOf(row!);
     return { ...info, key };
   }

@@ -22,7 +22,7 @@ function presentColumns(table: TableSchema, values: Record<string, unknown>): Co
 }
 
 /** `INSERT ... SELECT $1::type, ...`: a SELECT, so a WHERE can refuse the write, with casts since SELECT has no target types. */
-function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number; guarded: boolean } {
+function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number } {
   const names = columns.map((column) => quote(column.name));
   const selected = columns.map((column, index) => `$${index + 1}::${column.sqlType}`);
   if (table.hasCreatedAt && !columns.some((column) => column.name === 'createdAt')) {
@@ -33,25 +33,25 @@ function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: strin
     names.push(quote('updatedAt'));
     selected.push('now()');
   }
-  // DEFAULT VALUES (a table of defaults only) takes no WHERE: such a write goes unguarded.
-  if (names.length === 0) return { text: `INSERT INTO ${quote(table.name)} DEFAULT VALUES`, parameters: 0, guarded: false };
   const guards = [`${COMMITTED_VERSION} = $${columns.length + 1}`];
   if (writer !== null) guards.push(writerExists(columns.length + 2));
-  const text = `INSERT INTO ${quote(table.name)} (${names.join(', ')}) SELECT ${selected.join(', ')} WHERE ${guards.join(' AND ')}`;
-  return { text, parameters: columns.length + guards.length, guarded: true };
+  // A record of defaults only (no column named) selects no column: Postgres fills every column with its default, as
+  // DEFAULT VALUES would, and the guards still apply (DEFAULT VALUES takes no WHERE).
+  const target = names.length ? ` (${names.join(', ')})` : '';
+  const text = `INSERT INTO ${quote(table.name)}${target} SELECT ${selected.join(', ')} WHERE ${guards.join(' AND ')}`;
+  return { text, parameters: columns.length + guards.length };
 }
 
 /** The parameters after the columns' values that `insertSelect` guards with. */
-function insertGuardValues(table: TableSchema, insert: { guarded: boolean }, writer: string | null): unknown[] {
-  if (!insert.guarded) return [];
+function insertGuardValues(table: TableSchema, writer: string | null): unknown[] {
   return writer !== null ? [table.schemaVersion, writer] : [table.schemaVersion];
 }
 
 export function insertStatement(table: TableSchema, values: Record<string, unknown>, writer: string | null): Built {
   const columns = presentColumns(table, values);
   const insert = insertSelect(table, columns, writer);
-  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${insert.guarded}|${writer !== null}`, () => `${insert.text} RETURNING *`);
-  return { statement, values: [...columns.map((column) => values[column.name]), ...insertGuardValues(table, insert, writer)] };
+  const statement = cached(table, `insert|${columns.map((column) => column.name).join(',')}|${writer !== null}`, () => `${insert.text} RETURNING *`);
+  return { statement, values: [...columns.map((column) => values[column.name]), ...insertGuardValues(table, writer)] };
 }
 
 /**
@@ -154,13 +154,13 @@ export function upsertStatement(
   const columns = presentColumns(table, insertValues);
   const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
   const insert = insertSelect(table, columns, writer);
-  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${insert.guarded}|${writer !== null}`;
+  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${writer !== null}`;
   const statement = cached(table, key, () => {
     const set = setList(table, changed, (column) => `EXCLUDED.${quote(column.name)}`);
     const guard = scope ? ` WHERE ${quote(table.name)}.${quote(scope.ownerColumn)} = $${insert.parameters + 1}` : '';
     return `${insert.text} ON CONFLICT (${quote(ID_COLUMN)}) DO UPDATE SET ${set}${guard} RETURNING *, (xmax = 0) AS ${quote(INSERTED)}`;
   });
-  const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, insert, writer)];
+  const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, writer)];
   if (scope) values.push(scope.userId);
   return { statement, values };
 }
