@@ -12,7 +12,7 @@ import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual }
 import bcrypt from 'bcryptjs';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
-import { BARE, ITEMS, MY_ITEMS, PAGE } from './scenarios.js';
+import { BARE, ITEMS, MY_ITEMS, PAGE, SHARED_ITEMS } from './scenarios.js';
 
 const env = (name: string) => process.env[name] ?? '';
 // The same pool size as each Basalt process (knex pool max 10), so neither side gets more database concurrency.
@@ -76,6 +76,9 @@ const STATEMENTS = {
   myList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${OWN_MY_ITEMS} WHERE user_id = $3) t
    LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
   myPage: `SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2`,
+  // R8: the member's rows of a table they share, with their total (counted: the baseline keeps no counts).
+  sharedList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${BARE}.${SHARED_ITEMS} WHERE user_id = $3) t
+   LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${BARE}.${SHARED_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
   // count=none: the page alone, from an offset or after a cursor's id.
   page: `SELECT *, id::text AS k0 FROM ${OWN_ITEMS} ORDER BY id LIMIT $1 OFFSET $2`,
   pageAfter: `SELECT *, id::text AS k0 FROM ${OWN_ITEMS} WHERE id > $2 ORDER BY id LIMIT $1`,
@@ -250,6 +253,12 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
     const counted = url.searchParams.get('count') !== 'none';
     const digest = digestOf(JSON.stringify([MY_ITEMS, ['id.asc'], []]));
     return [200, page(await query(counted ? 'myList' : 'myPage', [limit + 1, 0, userId]), limit, digest, counted)];
+  }
+  if (req.method === 'GET' && table === SHARED_ITEMS && id === undefined) {
+    const userId = requireUser(req);
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
+    const digest = digestOf(JSON.stringify([SHARED_ITEMS, ['id.asc'], []]));
+    return [200, page(await query('sharedList', [limit + 1, 0, userId]), limit, digest, true)];
   }
   if (table === MY_ITEMS && (req.method === 'POST' || req.method === 'PUT')) {
     const userId = requireUser(req);

@@ -15,7 +15,7 @@ import { buildServer, freePort, provisionDatabase, startServer, type BenchDataba
 import { runLoad } from './load.js';
 import { R1, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
 import { findDeepPage, GROWTH_MY_ROWS, GROWTH_SCENARIOS, MAIN_SCENARIOS } from './queryScenarios.js';
-import { createProject, seedItems, seedMyItems } from './seed.js';
+import { createProject, seedItems, seedMyItems, seedShared, SHARED_GROWTH_ROWS } from './seed.js';
 import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { runRounds, type Bench } from './measure.js';
@@ -167,6 +167,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       const seeding = Date.now();
       await seedItems(db.url, project, options.growthRows);
       await seedMyItems(db.url, project, GROWTH_MY_ROWS);
+      await seedShared(servers['basalt-1'].url, db.url, project, SHARED_GROWTH_ROWS, { analyze: false });
       console.log(`items reseeded with ${project.rows.toLocaleString('en-US')} rows in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
       await findDeepPage(servers['basalt-1'].url, project);
       await verify(bench, GROWTH_SCENARIOS);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { BARE, ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
+import { BARE, ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, SHARED_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
 import { onServer } from './processes.js';
 import { COMMENTS_PER_POST, POSTS, r4Range, SEED_EPOCH } from './queryScenarios.js';
 
@@ -47,6 +47,8 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     myTotal: MY_ROWS,
     r4: { ...r4Range(), total: 0 },
     posts: 0,
+    sharedMine: 0,
+    ownerToken,
     deep: null,
   };
   await createRelations(basaltUrl, ownerToken);
@@ -57,7 +59,45 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     await createBareTables(client);
   });
   await seedItems(databaseUrl, project, rows);
+  await seedShared(basaltUrl, databaseUrl, project, SHARED_MAIN_ROWS, { analyze: true });
   return project;
+}
+
+/** R8: shared_items holds this many rows, the member owning 5 in 8 (issue 22: 500,000 of 800,000). */
+export const SHARED_MAIN_ROWS = 1_600;
+export const SHARED_GROWTH_ROWS = 800_000;
+
+/**
+ * (Re)makes shared_items through the admin API (so it has the owner-column index Basalt makes: (user_id, id)) and
+ * fills it with SQL, the member's rows and the owner's interleaved by id. Without `analyze` the table is as after a
+ * bulk load that autovacuum has not reached yet (autovacuum off on it): no statistics, the planner on its defaults.
+ * The baseline's copy gets the same rows and indexes, in the same state.
+ */
+export async function seedShared(basaltUrl: string, databaseUrl: string, project: BenchProject, rows: number, options: { analyze: boolean }): Promise<void> {
+  const exists = await fetch(`${basaltUrl}/admin/tables/${SHARED_ITEMS}`, { headers: { authorization: `Bearer ${project.ownerToken}` } });
+  if (exists.ok) await call(basaltUrl, 'DELETE', `/admin/tables/${SHARED_ITEMS}`, undefined, project.ownerToken);
+  await call(basaltUrl, 'POST', '/admin/tables', { name: SHARED_ITEMS, columns: COLUMNS, policy: 'owner-scoped' }, project.ownerToken);
+  await onServer(databaseUrl, async (client) => {
+    const owner = (await client.query<{ id: string }>(`SELECT id FROM users WHERE role = 'owner'`)).rows[0]!.id;
+    if (!options.analyze) await client.query(`ALTER TABLE ${SHARED_ITEMS} SET (autovacuum_enabled = false)`);
+    // In chunks: a statement's change-log row holds all of its rows.
+    for (let from = 1; from <= rows; from += 100_000) {
+      await client.query(
+        `INSERT INTO ${SHARED_ITEMS} (id, user_id, title, score, done)
+         SELECT substr(md5('shared-' || i), 1, 22), CASE WHEN i % 8 < 5 THEN $1 ELSE $2 END, 'Shared ' || i, i % ${SCORE_RANGE}, false
+           FROM generate_series($3::int, $4::int) AS i`,
+        [project.member.id, owner, from, Math.min(rows, from + 99_999)],
+      );
+    }
+    if (options.analyze) await client.query(`VACUUM ANALYZE ${SHARED_ITEMS}`);
+    await client.query(`DROP TABLE IF EXISTS ${BARE}.${SHARED_ITEMS}`);
+    await client.query(`CREATE TABLE ${BARE}.${SHARED_ITEMS} (LIKE public.${SHARED_ITEMS} INCLUDING ALL)`);
+    await client.query(`ALTER TABLE ${BARE}.${SHARED_ITEMS} ADD FOREIGN KEY (user_id) REFERENCES public.users (id) ON DELETE CASCADE`);
+    if (!options.analyze) await client.query(`ALTER TABLE ${BARE}.${SHARED_ITEMS} SET (autovacuum_enabled = false)`);
+    await client.query(`INSERT INTO ${BARE}.${SHARED_ITEMS} SELECT * FROM public.${SHARED_ITEMS}`);
+    if (options.analyze) await client.query(`VACUUM ANALYZE ${BARE}.${SHARED_ITEMS}`);
+    project.sharedMine = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SHARED_ITEMS} WHERE user_id = $1`, [project.member.id])).rows[0]!.n;
+  });
 }
 
 /** R6's tables, made through the admin API as a user would: each reference column gets its index there. */

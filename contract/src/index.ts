@@ -5,3 +5,4 @@ export * from './values.js';
 export * from './names.js';
 export * from './accounts.js';
 export * from './operations.js';
+export * from './cors.js';

@@ -33,7 +33,8 @@ export async function serve(
     statementTimeoutMs: config.statementTimeoutMs,
     metricsToken: config.metricsToken,
     prepare: !options.prepared,
-    onError: (error) => logger.warn({ err: error }, 'database listener'),
+    onError: (error) => logger.warn({ err: error }, 'background work'),
+    log: (message) => logger.info(message),
   });
   const app = createApp(services, {
     bodyLimitBytes: config.bodyLimitBytes,

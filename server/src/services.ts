@@ -23,6 +23,7 @@ import { Hub } from './realtime/hub.js';
 import { ChangeTrimmer } from './realtime/trim.js';
 import { Telemetry } from './ops/telemetry.js';
 import { TriggerPlacement } from './tracking/place.js';
+import { OwnerIndexUpgrade } from './admin/ownerIndexes.js';
 import { FirstCount } from './tracking/count.js';
 import { CountFolder } from './tracking/fold.js';
 
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   prepare?: boolean;
   /** Reports errors that are not answered to a client (listener drops, unexpected failures). */
   onError?: (error: unknown) => void;
+  /** Notes on work the process did by itself (an index rebuilt at start-up). */
+  log?: (message: string) => void;
   /** METRICS_TOKEN: set, the process keeps Prometheus metrics for `GET /metrics`. */
   metricsToken?: string;
 }
@@ -65,6 +68,8 @@ export interface Services {
   sweeper: AuthSweeper;
   /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
   placement: TriggerPlacement;
+  /** Rebuilds owner-column indexes made before they were on (owner, id), at start-up. */
+  ownerIndexes: OwnerIndexUpgrade;
   hub: Hub;
   /** Deletes changes past their retention (every minute, subscribers or not). */
   trimmer: ChangeTrimmer;
@@ -121,6 +126,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     await cache.reload();
     await placement.ensure();
     void counting.ensure();
+    const ownerIndexes = new OwnerIndexUpgrade(knex, options.log ?? (() => undefined), options.onError);
+    ownerIndexes.start(cache.servedTables());
     const folder = new CountFolder(knex, options.onError);
     folder.start();
     const tokens = new TokenService(options.jwtSecret);
@@ -149,6 +156,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       limiter,
       sweeper,
       placement,
+      ownerIndexes,
       hub,
       trimmer,
       counting,
@@ -174,6 +182,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         hub.close();
         counting.stop();
         placement.stop();
+        ownerIndexes.stop();
         await folder.stop();
         await trimmer.stop();
         await sweeper.stop();

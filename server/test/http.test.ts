@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_METHODS } from '@basalt/contract';
 import { anonHeaders, createTable, errorOf, signUp, startHarness, TEST_SECRET, type Account, type Harness } from './harness.js';
 
 let h: Harness;
@@ -177,19 +178,27 @@ describe('routes and envelopes', () => {
 });
 
 describe('CORS', () => {
-  it('answers preflights with 204 and the allowed headers', async () => {
-    const response = await h.request().options('/api/pub').set('Origin', 'https://app.example').set('Access-Control-Request-Method', 'POST');
-    expect(response.status).toBe(204);
-    expect(response.headers['access-control-allow-origin']).toBe('*');
-    expect(response.headers['access-control-allow-headers']).toContain('apikey');
-    expect(response.headers['access-control-allow-headers']).toContain('authorization');
-    expect(response.headers['access-control-allow-headers']).toContain('x-request-id');
+  const listed = (value: string | undefined) => (value ?? '').split(',').map((name) => name.trim().toLowerCase());
+
+  // Each header of the contract's list, preflighted as a browser would ask for it (last-event-id resumes a stream).
+  it.each(CORS_ALLOWED_HEADERS)('answers a preflight asking for %s with 204 and that header allowed', async (header) => {
+    for (const path of ['/api/pub', '/realtime/pub', '/auth/signin']) {
+      const response = await h.request().options(path).set('Origin', 'https://app.example').set('Access-Control-Request-Method', 'GET').set('Access-Control-Request-Headers', header);
+      expect(response.status).toBe(204);
+      expect(response.headers['access-control-allow-origin']).toBe('*');
+      expect(listed(response.headers['access-control-allow-headers'])).toContain(header);
+    }
   });
 
-  it('exposes x-request-id on responses', async () => {
+  it('allows the contract methods, HEAD and PATCH included', async () => {
+    const response = await h.request().options('/api/pub').set('Origin', 'https://app.example').set('Access-Control-Request-Method', 'PATCH');
+    expect(listed(response.headers['access-control-allow-methods']).map((method) => method.toUpperCase())).toEqual([...CORS_METHODS]);
+  });
+
+  it('exposes the contract headers on responses', async () => {
     const response = await h.request().get('/health').set('Origin', 'https://app.example');
     expect(response.headers['access-control-allow-origin']).toBe('*');
-    expect(response.headers['access-control-expose-headers']).toContain('x-request-id');
+    expect(listed(response.headers['access-control-expose-headers'])).toEqual([...CORS_EXPOSED_HEADERS]);
   });
 
   it('narrows to CORS_ORIGINS when given', async () => {

@@ -33,7 +33,7 @@ describe('indexes', () => {
       expect.arrayContaining([
         { name: 'posts_pkey', columns: ['id'], unique: true, kind: 'btree' },
         { name: 'posts_slug_unique', columns: ['slug'], unique: true, kind: 'btree' },
-        { name: 'posts_user_id_index', columns: ['user_id'], unique: false, kind: 'btree' },
+        { name: 'posts_user_id_id_index', columns: ['user_id', 'id'], unique: false, kind: 'btree' },
       ]),
     );
     expect((await admin().get('/admin/tables').set(owner.auth)).body.data[0].indexes).toEqual(indexes);
@@ -95,7 +95,7 @@ describe('indexes', () => {
 
   it('is the owner’s alone', async () => {
     expect((await admin().post('/admin/tables/posts/indexes').set(member.auth).send({ columns: ['title'] })).status).toBe(403);
-    expect((await admin().delete('/admin/tables/posts/indexes/posts_user_id_index').set(member.auth)).status).toBe(403);
+    expect((await admin().delete('/admin/tables/posts/indexes/posts_user_id_id_index').set(member.auth)).status).toBe(403);
   });
 
   it('leaves no invalid index behind when a build fails, and says why with a 400', async () => {

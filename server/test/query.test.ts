@@ -211,6 +211,11 @@ describe('keyset paging', () => {
       expect(response.status, path).toBe(400);
     }
     expect(errorOf(await get(`/api/${T}?order=score.desc&after=${next.slice(0, -2)}xx`)).details).toEqual({ parameter: 'after' });
+    // Bytes a lenient base64 decoder skips, and the standard alphabet: 400, never the same page (issue 22, item 6).
+    expect((await get(`/api/${T}?order=score.desc&after=${next}`)).status).toBe(200);
+    const spellings = ['%00', '%0A', '%C0%AF', '%20', '=', 'A'].map((suffix) => `${next}${suffix}`);
+    if (/[-_]/.test(next)) spellings.push(next.replace(/-/g, '%2B').replace(/_/g, '%2F'));
+    for (const after of spellings) expect(errorOf(await get(`/api/${T}?order=score.desc&after=${after}`)).details, after).toEqual({ parameter: 'after' });
   });
 });
 

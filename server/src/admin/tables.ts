@@ -18,6 +18,7 @@ import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
 import { dropTrackTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
+import { ownerIndexName } from './ownerIndexes.js';
 
 /**
  * Every name the DDL generates is given explicitly: Knex's default names (`<table>_<column>_unique`, ...) are cut to
@@ -153,8 +154,8 @@ export class TableAdmin {
           columns.forEach((column, index) => addColumn(trx, name, table, column, idTypes[index]));
           table.timestamp(CREATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
           table.timestamp(UPDATED_AT_COLUMN, { useTz: true }).notNullable().defaultTo(trx.fn.now());
-          // Owner-scoped reads filter on the owner column on every request.
-          for (const column of columns) if (column.isOwnerColumn) table.index([column.name], safeName(name, column.name, 'index'));
+          // Owner-scoped reads filter on the owner column on every request, in id order by default (admin/ownerIndexes.ts).
+          for (const column of columns) if (column.isOwnerColumn) table.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
         });
         await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
         // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
@@ -204,7 +205,7 @@ export class TableAdmin {
       await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
       await trx.schema.alterTable(name, (builder) => {
         addColumn(trx, name, builder, column, idType);
-        if (column.isOwnerColumn) builder.index([column.name], safeName(name, column.name, 'index'));
+        if (column.isOwnerColumn) builder.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
       });
     });
     return this.describe(name);

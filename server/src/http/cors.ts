@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import { APIKEY_HEADER, REQUEST_ID_HEADER } from '@basalt/contract';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_METHODS } from '@basalt/contract';
 
-const ALLOWED_HEADERS = ['authorization', APIKEY_HEADER, 'content-type', REQUEST_ID_HEADER].join(', ');
-const EXPOSED_HEADERS = [REQUEST_ID_HEADER, 'retry-after'].join(', ');
-const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+const ALLOWED_HEADERS = CORS_ALLOWED_HEADERS.join(', ');
+const EXPOSED_HEADERS = CORS_EXPOSED_HEADERS.join(', ');
+const ALLOWED_METHODS = CORS_METHODS.join(', ');
 
 /**
  * CORS for browsers. Credentials travel in headers, never cookies, so `*` is safe by default; CORS_ORIGINS narrows it

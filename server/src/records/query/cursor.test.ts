@@ -38,7 +38,31 @@ describe('cursors', () => {
     ['garbage', () => decodeCursor(key, binding, "'; DROP TABLE items; --", 2)],
     ['an empty string', () => decodeCursor(key, binding, '', 2)],
     ['three parts', () => decodeCursor(key, binding, `${cursor}.x`, 2)],
+    // Spellings a lenient base64 decoder reads as the same bytes (issue 22, item 6).
+    ['a NUL appended', () => decodeCursor(key, binding, `${cursor}\u0000`, 2)],
+    ['a newline appended', () => decodeCursor(key, binding, `${cursor}\n`, 2)],
+    ['an overlong slash appended', () => decodeCursor(key, binding, `${cursor}\u00c0\u00af`, 2)],
+    ['a character appended to the signature', () => decodeCursor(key, binding, `${cursor}A`, 2)],
+    ['padding on the signature', () => decodeCursor(key, binding, `${cursor}==`, 2)],
+    ['the standard base64 alphabet', () => decodeCursor(key, binding, standardAlphabet(), 2)],
+    ['the last character of the signature with stray bits', () => decodeCursor(key, binding, strayBits(cursor), 2)],
+    ['a space inside the payload', () => decodeCursor(key, binding, ` ${cursor}`, 2)],
   ])('refuses %s with 400 naming after', (_name, run) => {
     expect(status(run)).toBe(400);
   });
 });
+
+/** A cursor of this binding spelled in the standard alphabet (`+` and `/` for `-` and `_`): one that has either. */
+function standardAlphabet(): string {
+  for (let n = 0; ; n++) {
+    const cursor = encodeCursor(key, binding, [String(n), 'x']);
+    if (/[-_]/.test(cursor)) return cursor.replace(/-/g, '+').replace(/_/g, '/');
+  }
+}
+
+/** The signature's last character changed in the two bits the decoder ignores (16 bytes: 22 characters, 4 bits spare). */
+function strayBits(cursor: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(cursor.at(-1)!);
+  return `${cursor.slice(0, -1)}${alphabet[last ^ 1]}`;
+}

@@ -40,15 +40,27 @@ export function encodeCursor(key: CursorKey, binding: string, values: Array<stri
 
 const refused = () => invalidParameter('after', 'after is not a cursor of this table, order and filters (use the `next` of the previous page)');
 
+/**
+ * A cursor as `encodeCursor` writes it, exactly: base64url without padding in both parts, the signature its 22
+ * characters. Node's base64 decoder skips what it does not understand (`%00`, a newline, `+` and `/`), so without
+ * this a cursor with bytes appended decoded to the same page.
+ */
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/;
+
+/** Whether `text` is the one base64url spelling of its bytes (no stray bits in the last character). */
+const canonical = (text: string, bytes: Buffer) => bytes.toString('base64url') === text;
+
 /** The order keys of the row a page starts after; 400 naming `after` for anything but this query's own cursor. */
 export function decodeCursor(key: CursorKey, binding: string, cursor: string, length: number): Array<string | null> {
-  const [payload, signature, extra] = cursor.split('.');
-  if (!payload || !signature || extra !== undefined) throw refused();
+  if (!CURSOR_SHAPE.test(cursor)) throw refused();
+  const [payload, signature] = cursor.split('.') as [string, string];
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== MAC_LENGTH || !timingSafeEqual(given, mac(key, payload))) throw refused();
+  if (given.length !== MAC_LENGTH || !canonical(signature, given) || !timingSafeEqual(given, mac(key, payload))) throw refused();
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const bytes = Buffer.from(payload, 'base64url');
+    if (!canonical(payload, bytes)) throw refused();
+    body = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw refused();
   }
