@@ -2,7 +2,8 @@ import { COLUMN_NAME_PATTERN, MANAGED_COLUMNS, OWNER_COLUMNS, RESERVED_TABLES, T
 
 /** Name and definition rules of tables and columns, shared by the server's admin API and the console's forms. */
 
-const SYSTEM_TABLE_PREFIXES = ['_', 'pg_'];
+/** Name prefixes of system tables (the service's `_basalt_...`, Postgres's `pg_...`): never served, never administered. */
+export const SYSTEM_TABLE_PREFIXES = ['_', 'pg_'] as const;
 
 /** Tables the auth system or the service itself owns: never served and never administered. */
 export function isReservedTable(name: string): boolean {

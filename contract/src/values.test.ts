@@ -1,15 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { coerceColumnValue, parseTimestamp } from './values.js';
+import { coerceColumnValue, MAX_TIMESTAMP_MILLIS, MIN_TIMESTAMP_MILLIS, parseTimestamp } from './values.js';
 import { columnNameProblem, columnTypeProblem, defaultPolicyFor, effectivePolicyOf, isReservedTable, ownerColumnOf, tableNameProblem } from './names.js';
 
 /** The rules server and console share: each decided here once. */
 
 describe('timestamps', () => {
-  it.each(['2030-01-02', '2030-01-02T03:04:05Z', '2030-01-02 03:04:05.123456+02:00', '0000-01-01', '9999-12-31T23:59:59.999Z', 0, '1700000000000'])('accepts %j', (raw) => {
+  it('cover the years 0000-9999 in epoch milliseconds too', () => {
+    expect(new Date(MIN_TIMESTAMP_MILLIS).toISOString()).toBe('0000-01-01T00:00:00.000Z');
+    expect(new Date(MAX_TIMESTAMP_MILLIS).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseTimestamp(MIN_TIMESTAMP_MILLIS - 1)).toBeUndefined();
+    expect(parseTimestamp(MAX_TIMESTAMP_MILLIS + 1)).toBeUndefined();
+  });
+
+  it.each(['2030-01-02', '2030-01-02T03:04:05Z', '2030-01-02 03:04:05.123456+02:00', '0000-01-01', '9999-12-31T23:59:59.999Z', 0, '1700000000000', '0000-02-29', '0004-02-29', '0400-02-29'])('accepts %j', (raw) => {
     expect(parseTimestamp(raw)).toBeInstanceOf(Date);
   });
 
-  it.each(['infinity', '2023-02-29', '2030-13-01', '10000-01-01', '-8639999999999999', -8639999999999999, 8639999999999999, '+275760-09-12T23:59:59.999Z', '1e3', 1.5, ''])(
+  it.each(['infinity', '2023-02-29', '0001-02-29', '0100-02-29', '2030-13-01', '10000-01-01', '-8639999999999999', -8639999999999999, 8639999999999999, '+275760-09-12T23:59:59.999Z', '1e3', 1.5, ''])(
     'refuses %j (impossible, or outside the years 0000-9999 that Postgres and RFC 3339 readers share)',
     (raw) => {
       expect(parseTimestamp(raw)).toBeUndefined();

@@ -21,6 +21,9 @@ export const INTEGER_RANGES: Readonly<Record<string, readonly [bigint, bigint]>>
 /** Years a timestamp may have: what Postgres stores and strict RFC 3339 readers accept back (no `+275760-...`). */
 export const MIN_YEAR = 0;
 export const MAX_YEAR = 9999;
+/** The same range in epoch milliseconds: 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z. */
+export const MIN_TIMESTAMP_MILLIS = new Date(0).setUTCFullYear(MIN_YEAR, 0, 1);
+export const MAX_TIMESTAMP_MILLIS = new Date(0).setUTCFullYear(MAX_YEAR + 1, 0, 1) - 1;
 
 /** A value ready to store, or why it does not fit the column. */
 export type Coerced = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -70,7 +73,10 @@ function coerceBoolean(raw: unknown): Coerced {
 }
 
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Not Date.UTC(year, ...): it reads the years 0-99 as 1900-1999, and 1900 has no February 29 where the year 0000 has.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, 0);
+  return date.getUTCDate();
 }
 
 /**

@@ -79,6 +79,11 @@ describe('GET /openapi.json', () => {
     );
     expect(names).toEqual(expect.arrayContaining(['limit', 'offset', 'order', 'after', 'count', 'select', 'title', 'title[ilike]', 'title[search]', 'views[gte]', 'views[in]', 'published[is]', 'comments.order', 'comments.limit']));
     expect(names).not.toContain('published[gt]');
+    // Value rules are shared schemas, in the document once: every int4 list refers to one, as every timestamp filter.
+    const parameterOf = (name: string) => Object.values(document.components.parameters).find((parameter) => parameter.name === name) as { schema: unknown } | undefined;
+    expect(parameterOf('views[in]')?.schema).toEqual({ $ref: '#/components/schemas/IntegerList.int4' });
+    expect(parameterOf('createdAt[gte]')?.schema).toEqual({ $ref: '#/components/schemas/TimestampText' });
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['IntegerText.int4', 'IntegerList.int4', 'TimestampText', 'TimestampList']));
     const insert = document.components.schemas['table.posts.api.insert']!;
     expect(insert.additionalProperties).toBe(false);
     expect(insert.required).toEqual(['title']);

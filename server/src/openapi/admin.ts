@@ -1,4 +1,5 @@
-import { DEFAULT_LIMIT, MAX_LIMIT, POLICIES } from '@basalt/contract';
+import { DEFAULT_LIMIT, MANAGED_COLUMNS, MAX_LIMIT, POLICIES, RESERVED_TABLES, SYSTEM_TABLE_PREFIXES } from '@basalt/contract';
+import { noneOf, wholeNumber } from './patterns.js';
 import { envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
 
 /** `/admin` (the owner signed in with an access token) and the operations routes (health, readiness, metrics, this document). */
@@ -6,7 +7,10 @@ import { envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Op
 type Paths = Record<string, Record<string, Operation>>;
 
 const pathParameter = (name: string, description: string, schema: Schema = str({ minLength: 1 })): Schema => ({ name, in: 'path', required: true, description, schema });
-const tableName = pathParameter('name', 'A served table', str({ pattern: '^[A-Za-z0-9_]+$' }));
+// A table made with psql may have any name; reserved names (the accounts' tables, `_...`, `pg_...`) are 400.
+const tableName = pathParameter('name', `A served table (not ${RESERVED_TABLES.join(', ')} or a name starting with ${SYSTEM_TABLE_PREFIXES.join(' or ')})`, str({ pattern: noneOf(RESERVED_TABLES, SYSTEM_TABLE_PREFIXES) }));
+const columnName = pathParameter('column', `A column of the table (not ${MANAGED_COLUMNS.join(', ')}: the server keeps those)`, str({ pattern: noneOf(MANAGED_COLUMNS) }));
+const paging = str({ pattern: wholeNumber(BigInt(Number.MAX_SAFE_INTEGER)) });
 
 const admin = (operationId: string, summary: string, tag: string, success: { status?: number; data: Schema; description: string; more?: Record<string, Schema> }, errors: number[], extra: Operation = {}): Operation => ({
   operationId,
@@ -37,7 +41,7 @@ export function adminPaths(): Paths {
       post: admin('admin.addColumn', 'Add a column', 'tables', { ...table, status: 201 }, [400, 404, 409, 413], { parameters: [tableName], requestBody: jsonBody(ref('ColumnDefinition')) }),
     },
     '/admin/tables/{name}/columns/{column}': {
-      delete: admin('admin.dropColumn', 'Drop a column', 'tables', table, [400, 404, 409], { parameters: [tableName, pathParameter('column', 'A column of the table')] }),
+      delete: admin('admin.dropColumn', 'Drop a column', 'tables', table, [400, 404, 409], { parameters: [tableName, columnName] }),
     },
     '/admin/tables/{name}/indexes': {
       post: admin('admin.createIndex', 'Build an index (concurrently: reads and writes go on)', 'tables', { ...table, status: 201 }, [400, 404, 409, 413, 504], {
@@ -54,8 +58,8 @@ export function adminPaths(): Paths {
     '/admin/users': {
       get: admin('admin.users', 'Every account, oldest first', 'users', { data: { type: 'array', items: ref('Profile') }, more: { total: int({ minimum: 0 }) }, description: 'A page of accounts' }, [400], {
         parameters: [
-          { name: 'limit', in: 'query', required: false, description: `Accounts per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`, schema: str({ pattern: '^[0-9]+$' }) },
-          { name: 'offset', in: 'query', required: false, description: 'Accounts to skip', schema: str({ pattern: '^[0-9]+$' }) },
+          { name: 'limit', in: 'query', required: false, description: `Accounts per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`, schema: paging },
+          { name: 'offset', in: 'query', required: false, description: 'Accounts to skip (at most 2^53 - 1)', schema: paging },
         ],
       }),
     },

@@ -1,3 +1,4 @@
+import { unitsText } from './patterns.js';
 import { envelope, jsonBody, object, ref, responses, SECURITY, SHARED_PASSWORD, str, type Operation } from './schema.js';
 
 /**
@@ -7,6 +8,9 @@ import { envelope, jsonBody, object, ref, responses, SECURITY, SHARED_PASSWORD, 
 
 type Paths = Record<string, Record<string, Operation>>;
 const tags = ['auth'];
+
+/** A token or password the service holds to a length in UTF-16 code units (JavaScript's), without NUL. */
+const text = (max: number, what: string) => str({ pattern: unitsText(1, max), description: `${what}: 1 to ${max} characters (UTF-16 code units), no NUL` });
 
 const post = (operationId: string, summary: string, body: string | Record<string, unknown>, success: { status: number; data: Record<string, unknown>; description: string }, errors: number[]): Operation => ({
   operationId,
@@ -26,11 +30,11 @@ export function publicAuthPaths(): Paths {
       post: post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 401, 413, 429, 503]),
     },
     '/auth/refresh': {
-      post: post('auth.refresh', 'Trade a refresh token (single use) for a new pair', object({ refreshToken: str({ minLength: 1, maxLength: 4096 }) }), { status: 200, data: ref('TokenPair'), description: 'A new pair' }, [400, 401, 413, 429, 503]),
+      post: post('auth.refresh', 'Trade a refresh token (single use) for a new pair', object({ refreshToken: text(4096, 'The refresh token') }), { status: 200, data: ref('TokenPair'), description: 'A new pair' }, [400, 401, 413, 429, 503]),
     },
     '/auth/reset': {
       post: {
-        ...post('auth.reset', 'Set a new password with a reset token from the owner', object({ token: str({ minLength: 1, maxLength: 256 }), newPassword: SHARED_PASSWORD }), { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
+        ...post('auth.reset', 'Set a new password with a reset token from the owner', object({ token: text(256, 'The reset token'), newPassword: SHARED_PASSWORD }), { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
       },
     },
     '/auth/settings': {
@@ -61,7 +65,7 @@ export function userAuthPaths(): Paths {
     '/auth/me': {
       get: signedIn('auth.me', 'The signed-in account', { data: ref('Profile'), description: 'The account' }, []),
       delete: signedIn('auth.deleteMe', 'Delete the signed-in account (not the owner\'s)', { data: ref('AuthUser'), description: 'The deleted account' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ password: str({ minLength: 1, maxLength: 1024 }) })),
+        requestBody: jsonBody(object({ password: text(1024, 'The account\'s password') })),
       }),
     },
     '/auth/signout': {
@@ -69,7 +73,7 @@ export function userAuthPaths(): Paths {
     },
     '/auth/password': {
       post: signedIn('auth.password', 'Change the password; every other session ends', { data: ref('TokenPair'), description: 'A new pair for this device' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ currentPassword: str({ minLength: 1, maxLength: 1024 }), newPassword: SHARED_PASSWORD })),
+        requestBody: jsonBody(object({ currentPassword: text(1024, 'The current password'), newPassword: SHARED_PASSWORD })),
       }),
     },
     '/auth/sessions': {

@@ -86,7 +86,7 @@ export function buildDocument(tables: TableSchema[], caller: Caller, options: Do
   }
 
   const errors = errorResponses();
-  const used = referencedSchemas([paths, tableComponents, errors], new Set());
+  const used = referencedSchemas([paths, tableComponents, parameters, errors], new Set());
   // Shared schemas refer to each other (CreateTable -> ColumnDefinition): follow until nothing new is found.
   for (let size = 0; size !== used.size; ) {
     size = used.size;

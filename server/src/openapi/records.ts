@@ -61,7 +61,7 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
       summary: `List ${table.name} (${who})`,
       tags,
       security,
-      parameters: [...listParameters(), ...select, ...filterParameters(table)],
+      parameters: [...listParameters(table), ...select, ...filterParameters(table)],
       responses: responses({ status: 200, description: 'A page of records; `total` counts every match', schema: listSchema(record) }, READ_ERRORS),
     };
     single.get = {

@@ -1,4 +1,22 @@
-import { API_KEY_ACCESS, API_KEY_NAME_MAX_LENGTH, API_KEY_PREFIX, COLUMN_NAME_PATTERN, COLUMN_TYPES, EMAIL_MAX_LENGTH, ERROR_STATUS, INDEX_KINDS, ON_DELETE_RULES, OWNER_COLUMNS, POLICIES, ROLES, TABLE_NAME_PATTERN } from '@basalt/contract';
+import {
+  API_KEY_ACCESS,
+  API_KEY_NAME_MAX_LENGTH,
+  API_KEY_PREFIX,
+  COLUMN_NAME_PATTERN,
+  COLUMN_TYPES,
+  EMAIL_MAX_LENGTH,
+  ERROR_STATUS,
+  INDEX_KINDS,
+  ON_DELETE_RULES,
+  OWNER_COLUMNS,
+  PASSWORD_MAX_BYTES,
+  PASSWORD_MIN_BYTES,
+  POLICIES,
+  ROLES,
+  TABLE_NAME_PATTERN,
+} from '@basalt/contract';
+import { EMAIL, passwordPattern, trimmedUnitsText } from './patterns.js';
+import { VALUE_SCHEMAS } from './values.js';
 
 /**
  * The JSON Schema (2020-12, as OpenAPI 3.1 uses it) pieces every document shares: the error envelope, the account and
@@ -65,7 +83,9 @@ const errorEnvelope = object({
 });
 
 const tokenPair = { accessToken: str(), refreshToken: str() };
-const authUser = object({ id: str(), email: str({ format: 'email' }), role: str({ enum: [...ROLES] }) });
+/** An account's email as answered: lower-case; not `format: email`, which refuses the internationalised ones sign-up takes. */
+const storedEmail = str({ description: 'The account\'s email address, lower-cased' });
+const authUser = object({ id: str(), email: storedEmail, role: str({ enum: [...ROLES] }) });
 const keyInfo = { id: str(), name: str(), access: str({ enum: [...API_KEY_ACCESS] }), createdAt: dateTime, expiresAt: nullable(dateTime) };
 
 const columnDefinition = object(
@@ -115,14 +135,25 @@ const overviewPoint = object({
   signInFailures: int({ minimum: 0 }),
 });
 
-const password = str({ minLength: 8, maxLength: 72, description: '8 to 72 bytes (UTF-8)' });
+const password = str({
+  pattern: passwordPattern(PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES),
+  description: `${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes of UTF-8, no NUL character. A pattern counts characters: it admits every such password of ASCII characters, and others as far as their characters' widths guarantee the bytes`,
+});
+
+/** What sign-up and sign-in take: the service trims and lower-cases the address, then checks it. */
+const email = str({
+  format: 'email',
+  pattern: EMAIL,
+  maxLength: EMAIL_MAX_LENGTH,
+  description: `At most ${EMAIL_MAX_LENGTH} characters, a local part of at most 64, a domain of two labels or more (\`a@x.test\`, not \`a@localhost\`; the top-level domain is not checked). The service trims and lower-cases it first, and also takes internationalised addresses, which the pattern leaves out`,
+});
 
 /** Schemas shared by every document; a document keeps only those it refers to (see document.ts). */
 export const SHARED_SCHEMAS: Record<string, Schema> = {
   Error: errorEnvelope,
-  Credentials: object({ email: str({ maxLength: EMAIL_MAX_LENGTH, format: 'email' }), password }),
+  Credentials: object({ email, password }),
   AuthUser: authUser,
-  Profile: object({ id: str(), email: str({ format: 'email' }), role: str({ enum: [...ROLES] }), createdAt: dateTime }),
+  Profile: object({ id: str(), email: storedEmail, role: str({ enum: [...ROLES] }), createdAt: dateTime }),
   AuthResult: object({ ...tokenPair, user: authUser }),
   TokenPair: object(tokenPair),
   SignedOut: object({ signedOut: { const: true } }),
@@ -131,9 +162,9 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   CreatedApiKey: object({ ...keyInfo, key: str({ pattern: `^${API_KEY_PREFIX}` }) }),
   CreateApiKey: object(
     {
-      name: str({ minLength: 1, maxLength: API_KEY_NAME_MAX_LENGTH }),
+      name: str({ pattern: trimmedUnitsText(API_KEY_NAME_MAX_LENGTH), description: `1 to ${API_KEY_NAME_MAX_LENGTH} characters (UTF-16 code units), no NUL, no white space at either end` }),
       access: str({ enum: [...API_KEY_ACCESS] }),
-      expiresAt: { anyOf: [dateTime, int(), { type: 'null' }], description: 'A future time (ISO 8601 or epoch milliseconds); null or absent: never' },
+      expiresAt: ref('Expiry'),
     },
     ['name', 'access'],
   ),
@@ -146,6 +177,7 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   Table: table,
   Overview: object({ bucketSeconds: int({ minimum: 1 }), workers: int({ minimum: 1 }), points: { type: 'array', items: overviewPoint } }),
   Status: object({ status: str() }),
+  ...VALUE_SCHEMAS,
 };
 
 export const SHARED_PASSWORD = password;

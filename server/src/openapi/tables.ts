@@ -1,9 +1,11 @@
-import { DEFAULT_LIMIT, EPOCH_MILLIS_TEXT, ID_COLUMN, INTEGER_RANGES, INTEGER_TEXT, ISO_8601, MAX_LIMIT, REAL_TEXT, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, MAX_LIMIT, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 import { OPERATORS_BY_TYPE } from '../records/query/plan.js';
 import { COUNT_MODES, IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
 import { embedNameOf } from '../records/embed/plan.js';
+import { orderPattern, textListItems, wholeNumber } from './patterns.js';
 import { int, nullable, object, ref, str, type Schema } from './schema.js';
+import { NO_NUL } from './values.js';
 
 /**
  * One table in the document: its record as answered, its bodies as taken (strict: unknown keys are refused), and its
@@ -15,10 +17,8 @@ import { int, nullable, object, ref, str, type Schema } from './schema.js';
 export const componentName = (table: string, part?: string): string =>
   `table.${table.replace(/[^A-Za-z0-9_-]/g, (character) => `-${character.charCodeAt(0).toString(16)}-`)}${part ? `.${part}` : ''}`;
 
-const NO_NUL = '^[^\\u0000]*$';
-const WHOLE_NUMBER = '^[0-9]+$';
-/** `<column>.asc|desc`, comma-separated (the list's `order` and an embed's `<name>.order`). */
-const ORDER_PATTERN = '^[^,]+\\.(asc|desc)(,[^,]+\\.(asc|desc))*$';
+/** `limit` and `offset`: the service reads them as JavaScript numbers, exact up to 2^53 - 1; more is 400. */
+const PAGING = wholeNumber(BigInt(Number.MAX_SAFE_INTEGER));
 
 /** A column's value as the service answers it. */
 function valueSchema(column: ColumnSchema): Schema {
@@ -42,15 +42,17 @@ function valueSchema(column: ColumnSchema): Schema {
   }
 }
 
-/** A column's value as a body takes it: timestamps also as epoch milliseconds; text without NUL characters. */
+/** A column's value as a body takes it: timestamps also as epoch milliseconds; text and json without NUL characters. */
 function inputSchema(column: ColumnSchema): Schema {
-  if (column.type === 'timestamp') return { anyOf: [str({ pattern: ISO_8601.source, description: 'ISO 8601 date or date-time (UTC without an offset)' }), int({ description: 'epoch milliseconds' })] };
+  if (column.type === 'timestamp') return ref('Timestamp');
+  if (column.type === 'json') return ref('Json');
   // A text id may be left out (the server makes one) but not sent empty.
   if (column.type === 'text') return { ...valueSchema(column), pattern: NO_NUL, ...(column.name === ID_COLUMN ? { minLength: 1 } : {}) };
   return valueSchema(column);
 }
 
-const withNull = (column: ColumnSchema, schema: Schema): Schema => (column.nullable && column.type !== 'json' ? nullable(schema) : schema);
+/** A nullable column's schema also admits null (`{}`, any JSON, already does). */
+const withNull = (column: ColumnSchema, schema: Schema): Schema => (column.nullable && Object.keys(schema).length ? nullable(schema) : schema);
 
 /** Who reads which tables: the relations a record of `table` can embed are those to tables the reader may read. */
 export interface Readable {
@@ -59,15 +61,22 @@ export interface Readable {
 }
 
 /** The embeds a record of `table` may carry for this reader: to-one by column, to-many by table. */
-export function embedsOf(table: TableSchema, readers: Readable): { name: string; schema: Schema; many: boolean }[] {
-  const embeds: { name: string; schema: Schema; many: boolean }[] = [];
+export interface Embed {
+  name: string;
+  schema: Schema;
+  many: boolean;
+  table: TableSchema;
+}
+
+export function embedsOf(table: TableSchema, readers: Readable): Embed[] {
+  const embeds: Embed[] = [];
   for (const column of table.referenceColumns) {
     const target = readers.tables.find((candidate) => candidate.name === column.references!.table);
-    if (target && readers.readable(target)) embeds.push({ name: embedNameOf(column.name), schema: nullable(ref(componentName(target.name))), many: false });
+    if (target && readers.readable(target)) embeds.push({ name: embedNameOf(column.name), schema: nullable(ref(componentName(target.name))), many: false, table: target });
   }
   for (const other of readers.tables) {
     if (!readers.readable(other) || !other.referenceColumns.some((column) => column.references!.table === table.name)) continue;
-    embeds.push({ name: other.name, schema: { type: 'array', items: ref(componentName(other.name)), maxItems: MAX_LIMIT }, many: true });
+    embeds.push({ name: other.name, schema: { type: 'array', items: ref(componentName(other.name)), maxItems: MAX_LIMIT }, many: true, table: other });
   }
   return embeds.filter((embed) => !table.columns.has(embed.name));
 }
@@ -98,8 +107,8 @@ export function bodySchema(table: TableSchema, surface: 'api' | 'admin', kind: '
   const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
   const columns = writable(table, forcedOwner);
   const properties: Record<string, Schema> = Object.fromEntries(columns.map((column) => [column.name, withNull(column, inputSchema(column))]));
-  // Under owner-scoped the owner column is set to the caller whatever the body says: it is accepted and ignored.
-  if (forcedOwner) properties[forcedOwner] = { description: 'Ignored: set to the caller', anyOf: [str(), { type: 'null' }] };
+  // Under owner-scoped the owner column is set to the caller whatever the body says: any value is accepted and ignored.
+  if (forcedOwner) properties[forcedOwner] = { description: 'Any value, ignored: the column is set to the caller' };
   const required =
     kind === 'update'
       ? []
@@ -112,19 +121,38 @@ export function bodySchema(table: TableSchema, surface: 'api' | 'admin', kind: '
 /** A query parameter. */
 const parameter = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, description, schema });
 
-/** A filter value of this column as the query string carries it. */
+/** The Postgres integer type whose range a column has (the service holds other integer types to int8's). */
+const integerType = (column: ColumnSchema): string => (column.pgType in INTEGER_RANGES ? column.pgType : 'int8');
+
+/** A filter value of this column as the query string carries it: coerced as a body value is (json compares as text). */
 function filterSchema(column: ColumnSchema): Schema {
   switch (column.type) {
     case 'integer':
-      return str({ pattern: INTEGER_TEXT.source });
+      return ref(`IntegerText.${integerType(column)}`);
     case 'real':
-      return str({ pattern: REAL_TEXT.source });
+      return ref('RealText');
     case 'boolean':
       return str({ enum: ['true', 'false'] });
     case 'timestamp':
-      return str({ pattern: `${ISO_8601.source}|${EPOCH_MILLIS_TEXT.source}`, description: 'ISO 8601, or epoch milliseconds' });
-    default:
+      return ref('TimestampText');
+    case 'text':
+      return str({ pattern: NO_NUL, ...(column.maxLength !== null ? { maxLength: column.maxLength } : {}) });
+    case 'json':
       return str({ pattern: NO_NUL });
+  }
+}
+
+/** An `in`/`nin` list of this column's values (the types that take one). */
+function valueList(column: ColumnSchema): Schema {
+  switch (column.type) {
+    case 'integer':
+      return ref(`IntegerList.${integerType(column)}`);
+    case 'real':
+      return ref('RealList');
+    case 'timestamp':
+      return ref('TimestampList');
+    default:
+      return str({ pattern: textListItems(MAX_LIST_VALUES, column.maxLength) });
   }
 }
 
@@ -158,7 +186,7 @@ export function filterParameterComponents(table: TableSchema): Record<string, Sc
         op === 'is'
           ? str({ enum: column.type === 'boolean' ? [...IS_VALUES] : ['null', 'notnull'] })
           : op === 'in' || op === 'nin'
-            ? str({ pattern: NO_NUL })
+            ? valueList(column)
             : value;
       parameters[key(column.name, op)] = parameter(`${column.name}[${op}]`, schema, `${column.name} ${OPERATOR_TEXTS[op]}`);
     }
@@ -171,22 +199,32 @@ export function filterParameters(table: TableSchema): Schema[] {
   return Object.keys(filterParameterComponents(table)).map((name) => ({ $ref: `#/components/parameters/${name}` }));
 }
 
-/** `select` and the to-many embeds' `<name>.order` / `<name>.limit`. */
+/**
+ * Postgres types without a btree ordering (tables made with psql may have them): ordering by one fails in the
+ * database, so the document leaves such columns out of `order` (jsonb orders; plain json does not).
+ */
+const UNORDERED_TYPES = new Set(['json', 'xml', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle']);
+const orderable = (column: ColumnSchema) => !UNORDERED_TYPES.has(column.pgType.replace(/^_/, ''));
+
+/** `<column>.asc|desc` of the table's orderable columns. */
+const order = (table: TableSchema): Schema => str({ pattern: orderPattern(table.columnList.filter(orderable).map((column) => column.name)) });
+
+/** `select` and the to-many embeds' `<name>.order` / `<name>.limit` (each only with that embed in `select`). */
 export function selectParameters(table: TableSchema, readers: Readable): Schema[] {
   const parameters = [parameter('select', str(), 'Columns and embeds, comma-separated: `id,title,author(name),comments(*)`; `*` for every column')];
   for (const embed of embedsOf(table, readers).filter((candidate) => candidate.many)) {
-    parameters.push(parameter(`${embed.name}.order`, str({ pattern: ORDER_PATTERN }), `Order of the embedded ${embed.name}`));
-    parameters.push(parameter(`${embed.name}.limit`, str({ pattern: WHOLE_NUMBER }), `At most this many embedded ${embed.name} per record (0 to ${MAX_LIMIT})`));
+    parameters.push(parameter(`${embed.name}.order`, order(embed.table), `Order of the embedded ${embed.name}, with ${embed.name} in \`select\``));
+    parameters.push(parameter(`${embed.name}.limit`, str({ pattern: wholeNumber(BigInt(MAX_LIMIT)) }), `At most this many embedded ${embed.name} per record (0 to ${MAX_LIMIT}), with ${embed.name} in \`select\``));
   }
   return parameters;
 }
 
 /** A list's paging, order and count parameters. */
-export function listParameters(): Schema[] {
+export function listParameters(table: TableSchema): Schema[] {
   return [
-    parameter('limit', str({ pattern: WHOLE_NUMBER }), `Records per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
-    parameter('offset', str({ pattern: WHOLE_NUMBER }), 'Records to skip (not with `after`)'),
-    parameter('order', str({ pattern: ORDER_PATTERN }), '`<column>.asc|desc`, comma-separated; `id` breaks ties'),
+    parameter('limit', str({ pattern: PAGING }), `Records per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`),
+    parameter('offset', str({ pattern: PAGING }), 'Records to skip (not with `after`; at most 2^53 - 1)'),
+    parameter('order', order(table), '`<column>.asc|desc` of the table\'s columns (not json, xml or geometric ones, which Postgres cannot order), comma-separated; `id` breaks ties'),
     parameter('after', str(), 'The `next` cursor of the page before'),
     parameter('count', str({ enum: [...COUNT_MODES] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
   ];

@@ -13,6 +13,8 @@ export interface Project {
 }
 
 export const TABLES = ['authors', 'posts', 'comments', 'secrets', 'legacy'] as const;
+/** Columns that reference rows (of authors, posts, and users for owner columns): a value must name one that exists. */
+export const REFERENCES = ['author_id', 'post_id', 'user_id'];
 
 export async function createProject(h: Harness): Promise<Project> {
   const owner = await signUp(h);

@@ -171,6 +171,28 @@ describe('through the Prism validating proxy', () => {
     await t.call('DELETE', `/admin/tables/authors/records/${author.id}`, { headers: owner, status: 200 });
   });
 
+  it('values at the document\'s edges: what it admits the service takes, what it refuses Prism stops', async () => {
+    const owner = bearer(project.owner.accessToken);
+    const member = bearer(project.member.accessToken);
+    // A password is 8 to 72 bytes: four two-byte characters are enough, 72 are too many.
+    await t.call('POST', '/auth/signup', { body: { email: uniqueEmail('prism'), password: '¢¢¢¢' }, status: 201 });
+    await t.refusedByDocument('POST', '/auth/signup', { body: { email: uniqueEmail('prism'), password: 'é'.repeat(72) } });
+    await t.refusedByDocument('POST', '/auth/signup', { body: { email: '0@com', password: PASSWORD } });
+    const edge = (await t.call('POST', '/api/authors', { headers: owner, body: { name: 'Edge', born: '9999-12-31T23:59:59.999Z', meta: { deep: [null, 'ok'] } }, status: 201 })).body.data;
+    const first = (await t.call('POST', '/api/authors', { headers: owner, body: { name: 'Edge', born: -62167219200000 }, status: 201 })).body.data;
+    await t.refusedByDocument('POST', '/api/authors', { headers: owner, body: { name: 'Edge', born: '2023-02-30' } });
+    await t.refusedByDocument('POST', '/api/authors', { headers: owner, body: { name: 'Edge', meta: { key: 'a\u0000' } } });
+    await t.call('GET', '/api/authors?limit=9007199254740991&offset=9007199254740991&order=born.desc,name.asc', { headers: owner, status: 200 });
+    await t.refusedByDocument('GET', '/api/authors?limit=9007199254740992', { headers: owner });
+    await t.refusedByDocument('GET', '/api/authors?order=nope.asc', { headers: owner });
+    // The owner column of an owner-scoped create takes any value, and is the caller's whatever it says.
+    const mine = (await t.call('POST', '/api/posts', { headers: member, body: { title: 'mine', user_id: 42 }, status: 201 })).body.data;
+    expect(mine.user_id).toBe(project.member.id);
+    await t.refusedByDocument('GET', '/admin/tables/users', { headers: owner });
+    await t.call('DELETE', `/api/posts/${mine.id}`, { headers: member, status: 200 });
+    for (const author of [edge, first]) await t.call('DELETE', `/api/authors/${author.id}`, { headers: owner, status: 200 });
+  });
+
   it('the operations routes', async () => {
     await t.call('GET', '/health', { status: 200 });
     await t.call('GET', '/ready', { status: 200 });

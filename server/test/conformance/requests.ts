@@ -1,4 +1,5 @@
 import { generateSync } from 'json-schema-faker';
+import type { DocumentSchemas } from './validator.js';
 
 /**
  * Requests made from the document's own schemas (json-schema-faker, seeded, so a failing case replays), valid or
@@ -20,7 +21,12 @@ export interface FuzzRequest {
   /** Raw body text, or undefined for none. */
   body: string | undefined;
   fault: string;
+  /** Whether every value drawn from the document fits it (else the generator could not make one that does). */
+  fits: boolean;
 }
+
+/** Draws per value before giving up on one that fits: json-schema-faker ignores lookaheads and cuts long texts. */
+const ATTEMPTS = 25;
 
 /** Sent as it is, not encoded: a percent escape that is not UTF-8. */
 const BROKEN_ESCAPE = '%E0%A4%A';
@@ -70,8 +76,11 @@ export function randomFrom(seed: number): () => number {
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 export class RequestMaker {
+  private fits = true;
+
   constructor(
     private readonly document: Json,
+    private readonly schemas: DocumentSchemas,
     /**
      * Values that name real things: path parameters by name (record ids, table names), query parameters as `?name`
      * (an empty list: leave the parameter out unless a fault puts it in).
@@ -90,8 +99,16 @@ export class RequestMaker {
     return current;
   }
 
+  /** A value of the schema, checked against it (ajv, as the suite validates): the run's valid requests are valid. */
   private sample(schema: Json, seed: number): unknown {
-    return generateSync({ ...schema, components: this.document.components }, { seed, maxDepth: 4, maxLength: 40, maxItems: 4 } as never);
+    const fits = this.schemas.of(schema);
+    let value: unknown;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      value = generateSync({ ...schema, components: this.document.components }, { seed: seed + attempt * 7919, maxDepth: 4, maxLength: 40, maxItems: 4 } as never);
+      if (fits(value)) return value;
+    }
+    this.fits = false;
+    return value;
   }
 
   private text(value: unknown): string {
@@ -100,6 +117,7 @@ export class RequestMaker {
 
   make(target: FuzzOperation, seed: number, faultKind: number): FuzzRequest {
     const random = randomFrom(seed);
+    this.fits = true;
     const parameters = ((target.operation.parameters ?? []) as Json[]).map((parameter) => this.resolve(parameter));
     let path = target.path;
     for (const parameter of parameters.filter((candidate) => candidate.in === 'path')) {
@@ -152,6 +170,6 @@ export class RequestMaker {
         break;
     }
     const search = query.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&');
-    return { method: target.method.toUpperCase(), url: `${path}${search ? `?${search}` : ''}`, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), fault };
+    return { method: target.method.toUpperCase(), url: `${path}${search ? `?${search}` : ''}`, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), fault, fits: this.fits };
   }
 }

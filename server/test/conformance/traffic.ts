@@ -45,6 +45,16 @@ export class Traffic {
     return matches.sort((a, b) => b.literal - a.literal)[0]?.operationId;
   }
 
+  /** Sends a request the document refuses: Prism must answer it itself (422, a problem document), never the service. */
+  async refusedByDocument(method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<void> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const text = await response.text();
+    expect(response.status, `${method} ${path}: the document admits it: ${text.slice(0, 400)}`).toBe(422);
+    expect(response.headers.get('content-type') ?? '', `${method} ${path}: ${text.slice(0, 400)}`).toMatch(/^application\/problem\+json/);
+  }
+
   /** Sends one request through the proxy and expects `status`; a violation Prism reports fails the test. */
   async call(method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; status: number }): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };

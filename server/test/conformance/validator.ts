@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
  */
 export class DocumentSchemas {
   private readonly ajv: Ajv2020;
+  private readonly detached = new Map<string, ValidateFunction>();
 
   constructor(document: object) {
     this.ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: false });
@@ -21,6 +22,14 @@ export class DocumentSchemas {
     const pointer = segments.map((segment) => `/${encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
     const validate = this.ajv.getSchema(`doc#${pointer}`);
     if (!validate) throw new Error(`no schema at ${pointer}`);
+    return validate;
+  }
+
+  /** The validator of a schema taken out of the document (a parameter's, a body's): its `$ref`s still point into it. */
+  of(schema: object): ValidateFunction {
+    const text = JSON.stringify(schema);
+    let validate = this.detached.get(text);
+    if (!validate) this.detached.set(text, (validate = this.ajv.compile(JSON.parse(text.replaceAll('"#/components/', '"doc#/components/')) as object)));
     return validate;
   }
 
