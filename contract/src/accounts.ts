@@ -39,7 +39,17 @@ export const API_KEY_ACCESS = ['read', 'read-write'] as const;
 export type ApiKeyAccess = (typeof API_KEY_ACCESS)[number];
 /** Every key starts so, for secret scanners (and for the service to tell keys from tokens). */
 export const API_KEY_PREFIX = 'bsk_';
+/** In UTF-16 code units, after white space at either end is trimmed (it is stored trimmed, as an email is). */
 export const API_KEY_NAME_MAX_LENGTH = 100;
+
+/**
+ * Bounds on texts the service only compares (UTF-16 code units): generous beside what it issues (a refresh token is a
+ * JWT of a few hundred characters, a reset token 43), they only spare hashing or looking up megabytes.
+ */
+export const REFRESH_TOKEN_MAX_LENGTH = 4096;
+export const RESET_TOKEN_MAX_LENGTH = 256;
+/** A password checked against the account's (`currentPassword`, `DELETE /auth/me`): bounded, not held to a new one's bytes. */
+export const PASSWORD_CONFIRMATION_MAX_LENGTH = 1024;
 
 export interface CreateApiKeyInput {
   name: string;

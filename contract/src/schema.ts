@@ -103,8 +103,11 @@ export interface TableInfo {
   rowCount: RowCount;
   columns: ColumnInfo[];
   indexes: IndexInfo[];
-  /** Whether its changes are captured for realtime streams, and why not when they cannot be. */
-  realtime: { captured: boolean; problem?: string };
+  /**
+   * Whether its changes can be captured for realtime streams (and why not when they cannot be), and whether somebody
+   * streams it now: only then are its changes logged (docs/realtime.md, "Capture on demand").
+   */
+  realtime: { captured: boolean; streamed: boolean; problem?: string };
 }
 
 /** A column as the admin API takes it when creating a table or adding a column. */

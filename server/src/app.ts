@@ -49,9 +49,9 @@ export function createApp(services: Services, options: AppOptions): Express {
   // Without METRICS_TOKEN there is no such route: the not-found handler answers 404.
   if (services.telemetry.metricsToken) app.get('/metrics', metricsRoute(services.telemetry.metricsToken, services.telemetry));
   app.get('/openapi.json', openApiRoute({ cache: services.cache, tokens: services.tokens, keys: services.keys, options: { metrics: services.telemetry.metrics !== null, version: SERVICE_VERSION } }));
-  app.use('/realtime', realtimeRoutes({ hub: services.hub, cache: services.cache, tokens: services.tokens, keys: services.keys, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams }));
+  app.use('/realtime', realtimeRoutes({ hub: services.hub, capture: services.capture, cache: services.cache, tokens: services.tokens, keys: services.keys, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams }));
   app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
-  app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
+  app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, capture: services.capture, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
 
   const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');
   app.get('/', (_req, res) => res.redirect(302, '/console/'));

@@ -20,9 +20,10 @@ import type { RecordDeps } from './records/pipeline.js';
 import { cursorKeyFrom } from './records/query/cursor.js';
 import { TableAdmin } from './admin/tables.js';
 import { Hub } from './realtime/hub.js';
-import { ChangeTrimmer } from './realtime/trim.js';
+import { ChangeTrimmer, RETENTION_MS } from './realtime/trim.js';
 import { Telemetry } from './ops/telemetry.js';
 import { TriggerPlacement } from './tracking/place.js';
+import { CaptureSwitch } from './tracking/capture.js';
 import { OwnerIndexUpgrade } from './admin/ownerIndexes.js';
 import { FirstCount } from './tracking/count.js';
 import { CountFolder } from './tracking/fold.js';
@@ -68,6 +69,8 @@ export interface Services {
   sweeper: AuthSweeper;
   /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
   placement: TriggerPlacement;
+  /** Capture on demand: a table's changes are logged while somebody streams it. */
+  capture: CaptureSwitch;
   /** Rebuilds owner-column indexes made before they were on (owner, id), at start-up. */
   ownerIndexes: OwnerIndexUpgrade;
   hub: Hub;
@@ -140,7 +143,17 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const accounts = new AccountService(knex, sessions, passwords, limiter, { signupEnabled: options.signupEnabled }, (userId, trx) => keys.revokeAll(userId, trx));
     const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
     const current = listener;
-    const hub = new Hub({ pool, cache, confirmCaller: (caller) => keys.confirm(caller), onError: options.onError });
+    // Capture stays on a minute past the retention after the last subscriber left: a resume within it misses nothing.
+    const capture = new CaptureSwitch(knex, cache, RETENTION_MS + 60_000, options.onError);
+    capture.start();
+    const hub = new Hub({
+      pool,
+      cache,
+      confirmCaller: (caller) => keys.confirm(caller),
+      keepCaptured: (tables) => capture.keep(tables),
+      capturedSince: (tables) => capture.since(tables),
+      onError: options.onError,
+    });
     const trimmer = new ChangeTrimmer(pool, options.onError);
     trimmer.start();
     return {
@@ -156,6 +169,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       limiter,
       sweeper,
       placement,
+      capture,
       ownerIndexes,
       hub,
       trimmer,
@@ -182,6 +196,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         hub.close();
         counting.stop();
         placement.stop();
+        capture.stop();
         ownerIndexes.stop();
         await folder.stop();
         await trimmer.stop();

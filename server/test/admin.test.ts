@@ -92,7 +92,7 @@ describe('tables', () => {
   it('gives owner columns a reference to users and an index', async () => {
     await createTable(h, owner, { name: 'owned', columns: [{ name: 'user_id', type: 'text' }] });
     const indexes = await h.services.knex.raw(`SELECT indexdef FROM pg_indexes WHERE tablename = 'owned'`);
-    expect(indexes.rows.some((row: { indexdef: string }) => row.indexdef.includes('(user_id)'))).toBe(true);
+    expect(indexes.rows.some((row: { indexdef: string }) => row.indexdef.includes('(user_id, id)'))).toBe(true);
     const bad = await h.request().post('/api/owned').set(owner.auth).send({});
     expect(bad.status).toBe(201);
     const unscoped = await admin().post('/tables/owned/records', { user_id: 'no-such-user' });

@@ -64,11 +64,52 @@ describe('creating and listing keys', () => {
     [{ name: 'k', access: 'read', expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
     [{ name: 'k', access: 'read', expiresAt: 'tomorrow' }, 'expiresAt'],
     [{ name: 'k', access: 'read', expiresAt: true }, 'expiresAt'],
+    // Read as record timestamps are: no rolling an impossible day into the next month, years 0000-9999 only.
+    [{ name: 'k', access: 'read', expiresAt: '2999-02-30' }, 'expiresAt'],
+    [{ name: 'k', access: 'read', expiresAt: '2999-04-31T10:00:00Z' }, 'expiresAt'],
+    [{ name: 'k', access: 'read', expiresAt: '2999-01-01T24:00' }, 'expiresAt'],
+    [{ name: 'k', access: 'read', expiresAt: '+275760-01-01T00:00:00Z' }, 'expiresAt'],
+    [{ name: 'k', access: 'read', expiresAt: '' }, 'expiresAt'],
+    [{ name: 'k', access: 'read', expiresAt: 4102444800000.5 }, 'expiresAt'],
+    [{ name: '   ', access: 'read' }, 'name'],
+    [{ name: ` ${'x'.repeat(101)} `, access: 'read' }, 'name'],
     [{ name: 'k', access: 'read', userId: 'someone' }, 'userId'],
   ])('refuses %j with 400 naming %s', async (body, field) => {
     const response = await a.request().post('/auth/keys').set(member.auth).send(body);
     expect(response.status).toBe(400);
     expect(errorOf(response)).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+  });
+
+  it('reads expiresAt as a record timestamp: no offset is UTC (whatever the server\'s zone), epoch milliseconds as text too', async () => {
+    // The server runs in this process: a zone east of UTC would shift a time read in local time by 5.5 hours.
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Kolkata';
+    try {
+      for (const [expiresAt, stored] of [
+        ['2999-01-01T10:00', '2999-01-01T10:00:00.000Z'],
+        ['2999-01-01 10:00:00.5', '2999-01-01T10:00:00.500Z'],
+        ['2999-06-15', '2999-06-15T00:00:00.000Z'],
+        ['2999-01-01T10:00+01:00', '2999-01-01T09:00:00.000Z'],
+        ['4102444800000', '2100-01-01T00:00:00.000Z'],
+        [4102444800000, '2100-01-01T00:00:00.000Z'],
+      ] as const) {
+        expect((await createKey(a, member, { name: 'expiring', access: 'read', expiresAt })).expiresAt, String(expiresAt)).toBe(stored);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('trims white space around a name, as an email is trimmed, and counts what is kept', async () => {
+    const created = await createKey(a, member, { name: ' \tnightly backup\u00a0\n', access: 'read' });
+    expect(created.name).toBe('nightly backup');
+    const listed = (await a.request().get('/auth/keys').set(member.auth)).body.data as Array<{ id: string; name: string }>;
+    expect(listed.find((key) => key.id === created.id)?.name).toBe('nightly backup');
+    expect((await createKey(a, member, { name: `  ${'x'.repeat(100)}  `, access: 'read' })).name).toBe('x'.repeat(100));
+    const blank = await a.request().post('/auth/keys').set(member.auth).send({ name: ' \u3000 ', access: 'read' });
+    expect(errorOf(blank)).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'name' } });
+    expect(errorOf(blank).message).toMatch(/^name .*trimmed/);
   });
 
   it('needs a signed-in user by token: anon, and keys themselves, are 401 on /auth/*', async () => {

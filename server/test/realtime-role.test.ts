@@ -58,8 +58,8 @@ it('describes a table the service may not put triggers on as not captured, sayin
   await h!.request().post('/admin/tables/ours/records').set(owner.auth).send({ label: 'x' });
   const theirs = await h!.request().get('/admin/tables/other_team').set(owner.auth);
   expect(theirs.status).toBe(200);
-  expect(theirs.body.data.realtime).toEqual({ captured: false, problem: expect.stringContaining('does not own this table') });
+  expect(theirs.body.data.realtime).toEqual({ captured: false, streamed: false, problem: expect.stringContaining('does not own this table') });
   const ours = await h!.request().get('/admin/tables/ours').set(owner.auth);
-  expect(ours.body.data.realtime).toEqual({ captured: true });
+  expect(ours.body.data.realtime).toEqual({ captured: true, streamed: false });
   expect((await h!.request().post('/admin/tables/other_team/records').set(owner.auth).send({ id: 't1', label: 'still served' })).status).toBe(201);
 });

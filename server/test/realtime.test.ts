@@ -72,11 +72,21 @@ describe('delivery across processes', () => {
     expect(events.map((event) => (event.data as { record: { headline: string } }).record.headline)).toEqual(['from psql', 'also from psql', 'bulk 1', 'bulk 2']);
   });
 
-  it('captures a table made through the admin API from its first row', async () => {
+  it('logs a table\'s changes only while somebody streams it: from the first stream on, none before', async () => {
     await createTable(a, owner, { name: 'fresh_table', policy: 'public-read', columns: [{ name: 'label', type: 'text' }] });
-    await write(a, owner, '/api/fresh_table', { label: 'at once' });
-    const logged = await a.services.knex('_basalt_changes').where({ table_name: 'fresh_table' }).count({ n: '*' }).first();
-    expect(Number(logged?.n)).toBe(1);
+    const logged = async () => Number((await a.services.knex('_basalt_changes').where({ table_name: 'fresh_table' }).count({ n: '*' }).first())?.n);
+    const described = async () => (await a.request().get('/admin/tables/fresh_table').set(owner.auth)).body.data.realtime;
+    await write(a, owner, '/api/fresh_table', { label: 'before any stream' });
+    expect(await logged()).toBe(0);
+    expect(await described()).toEqual({ captured: true, streamed: false });
+    // The stream answers only once capture is on, on whichever process: the first write after it is delivered.
+    const watcher = await openStream(`${b.url}/realtime/fresh_table`, anonHeaders(b));
+    streams.push(watcher);
+    await write(a, owner, '/api/fresh_table', { label: 'right after' });
+    const [event] = await watcher.waitFor(1);
+    expect(event!.data).toMatchObject({ table: 'fresh_table', record: { label: 'right after' } });
+    expect(await logged()).toBe(1);
+    expect(await described()).toEqual({ captured: true, streamed: true });
   });
 
   it('covers a table made with psql as soon as the schema cache sees it, and says so in its description', async () => {
@@ -88,7 +98,7 @@ describe('delivery across processes', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       described = await a.request().get('/admin/tables/from_psql').set(owner.auth);
     }
-    expect(described.body.data.realtime).toEqual({ captured: true });
+    expect(described.body.data.realtime).toEqual({ captured: true, streamed: false });
     const watcher = await stream(b, '/realtime/from_psql', owner.auth);
     await a.services.knex.raw(`INSERT INTO from_psql (label) VALUES ('made in psql')`);
     const [event] = await watcher.waitFor(1);

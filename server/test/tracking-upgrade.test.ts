@@ -6,9 +6,10 @@ import { migrate, migrateDownOne, migrateUpTo } from '../src/db/migrate.js';
 import { startHarness, type Harness } from './harness.js';
 
 /**
- * The `write_tracking` migration on a database an earlier version left behind: the old capture and count triggers
- * (whose aliases a column named `n` or `o` shadowed) are replaced by the one write trigger on every table that had
- * them, the counts stay complete and exact, and the service then serves the table as before.
+ * The `write_tracking` migration on a database an earlier version left behind: the capture and count functions (whose
+ * aliases a column named `n` or `o` shadowed, and whose count planned an EXECUTE on every write) are replaced in
+ * place, every table keeps its triggers with capture switched off until streamed, the counts stay complete and exact,
+ * and the service then serves the tables as before.
  */
 
 let database: TestDatabase;
@@ -60,10 +61,11 @@ describe('the write_tracking migration', () => {
     expect(logged.rows[0]!.record).toEqual([1, 2, 3]);
   });
 
-  it('replaces the old triggers with the one write trigger, keeping the counts complete and exact', async () => {
+  it('keeps every trigger, counts exact per owner with a column named n, and logs nothing until a stream asks', async () => {
     await migrate(knex);
-    expect(await triggersOf('tasks')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_o', '_basalt_track_t', '_basalt_track_u']);
-    expect(await triggersOf('plain')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_t', '_basalt_track_u']);
+    const all = ['_basalt_capture_d', '_basalt_capture_i', '_basalt_capture_t', '_basalt_capture_u', '_basalt_count_d', '_basalt_count_i', '_basalt_count_t'];
+    expect(await triggersOf('tasks')).toEqual([...all, '_basalt_count_u'].sort());
+    expect(await triggersOf('plain')).toEqual(all);
     expect((await knex('_basalt_counted').orderBy('table_name')).map((row: { table_name: string; owner_column: string }) => [row.table_name, row.owner_column])).toEqual([
       ['plain', ''],
       ['tasks', 'user_id'],
@@ -71,37 +73,41 @@ describe('the write_tracking migration', () => {
     await knex.raw(`INSERT INTO tasks (id, user_id, n, o) VALUES ('t4', 'u2', 4, 'd')`);
     await knex.raw(`UPDATE tasks SET user_id = 'u2' WHERE id = 't1'`);
     await knex.raw(`DELETE FROM tasks WHERE id = 't2'`);
-    const logged = await knex.raw<{ rows: Array<{ op: string; record: unknown }> }>(`SELECT op, record FROM _basalt_changes WHERE table_name = 'tasks' ORDER BY xid, id`);
-    expect(logged.rows.slice(1).map((row) => [row.op, row.record])).toEqual([
-      ['i', [{ id: 't4', user_id: 'u2', n: 4, o: 'd' }]],
-      ['u', [{ id: 't1', user_id: 'u2', n: 1, o: 'a' }]],
-      ['d', [{ id: 't2', user_id: 'u1', n: 2, o: 'b' }]],
-    ]);
     expect(await kept('tasks')).toEqual({ '*': 3, u2: 3 });
     expect(await kept('plain')).toEqual({ '*': 1 });
+    const logged = async () => (await knex.raw<{ rows: Array<{ op: string; record: unknown }> }>(`SELECT op, record FROM _basalt_changes WHERE table_name = 'tasks' ORDER BY xid, id`)).rows.slice(1);
+    expect(await logged()).toEqual([]);
+    // Switched on (as a stream does): whole rows, whatever the columns are called.
+    for (const trigger of ['i', 'u', 'd', 't']) await knex.raw(`ALTER TABLE tasks ENABLE TRIGGER _basalt_capture_${trigger}`);
+    await knex.raw(`INSERT INTO tasks (id, user_id, n, o) VALUES ('t5', 'u1', 5, 'e')`);
+    await knex.raw(`DELETE FROM tasks WHERE id = 't5'`);
+    expect((await logged()).map((row) => [row.op, row.record])).toEqual([
+      ['i', [{ id: 't5', user_id: 'u1', n: 5, o: 'e' }]],
+      ['d', [{ id: 't5', user_id: 'u1', n: 5, o: 'e' }]],
+    ]);
+    for (const trigger of ['i', 'u', 'd', 't']) await knex.raw(`ALTER TABLE tasks DISABLE TRIGGER _basalt_capture_${trigger}`);
   });
 
-  it('leaves the service serving the table as counted and captured, with nothing left to install', async () => {
+  it('leaves the service serving the table as counted and tracked, nothing left to install, capture off', async () => {
     h = await startHarness({ database });
     await h.services.placement.settled();
     await h.services.counting.settled();
     const table = h.services.cache.served('tasks')!;
-    expect([table.captured, table.counted, table.trackedFor]).toEqual([true, true, 'user_id']);
-    expect(await triggersOf('tasks')).toEqual(['_basalt_track_d', '_basalt_track_i', '_basalt_track_o', '_basalt_track_t', '_basalt_track_u']);
+    expect([table.captured, table.capturing, table.counted, table.trackedFor]).toEqual([true, false, true, 'user_id']);
   });
 
-  it('goes back down to the two old functions (the earlier installers then put their triggers on again), and up again', async () => {
+  it('goes back down to the functions of before, capture on everywhere again, and up again', async () => {
     await h?.close();
     h = undefined;
-    const functions = async () =>
-      (await knex.raw<{ rows: Array<{ proname: string }> }>(`SELECT proname FROM pg_proc WHERE proname IN ('_basalt_capture', '_basalt_count', '_basalt_track') ORDER BY proname`)).rows.map(
-        (row) => row.proname,
-      );
+    const enabled = async () =>
+      (await knex.raw<{ rows: Array<{ on: boolean }> }>(`SELECT bool_and(tgenabled <> 'D') AS on FROM pg_trigger WHERE tgname LIKE '\\_basalt\\_capture\\_%'`)).rows[0]!.on;
+    const source = async () => (await knex.raw<{ rows: Array<{ source: string }> }>(`SELECT prosrc AS source FROM pg_proc WHERE proname = '_basalt_count'`)).rows[0]!.source;
     await migrateDownOne(knex);
-    expect(await functions()).toEqual(['_basalt_capture', '_basalt_count']);
-    expect(await triggersOf('tasks')).toEqual([]);
-    expect(await knex('_basalt_counted')).toEqual([]);
+    expect(await source()).toContain('EXECUTE format');
+    expect(await enabled()).toBe(true);
+    expect((await knex.raw(`SELECT to_regclass('_basalt_streamed') AS t`)).rows[0].t).toBeNull();
     await migrate(knex);
-    expect(await functions()).toEqual(['_basalt_track']);
+    expect(await source()).not.toContain('EXECUTE');
+    expect(await enabled()).toBe(false);
   });
 });

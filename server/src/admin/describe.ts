@@ -103,7 +103,7 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
     rowCount,
     columns: table.columnList.map(describeColumn),
     indexes: indexes.map(({ name, columns, unique, kind }) => ({ name, columns, unique, kind })),
-    realtime: { captured: table.captured, ...(captureProblem && !table.captured ? { problem: captureProblem } : {}) },
+    realtime: { captured: table.captured, streamed: table.capturing, ...(captureProblem && !table.captured ? { problem: captureProblem } : {}) },
   };
 }
 

@@ -1,11 +1,12 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { AccountService } from '../auth/accounts.js';
 import type { PasswordChanges } from '../auth/passwordChanges.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { authenticate, callerOf, userOf } from '../auth/credentials.js';
+import { parsePathId } from '../auth/validation.js';
 import { jsonBodyReader, jsonObjectBody, jsonObjectReader } from '../http/body.js';
-import { ApiError, unauthorized } from '../errors.js';
+import { accountGone, ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { queryBytesOf, type RecordAction } from '../records/parse.js';
 import { parsePaging } from '../records/query/parse.js';
@@ -15,7 +16,7 @@ import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './de
 import type { TableAdmin } from './tables.js';
 import { generateTypes } from './typegen.js';
 import { sendJson } from '../http/respond.js';
-import { streamHandler } from '../realtime/routes.js';
+import { streamHandler, type RealtimeDeps } from '../realtime/routes.js';
 import type { KeyService } from '../auth/keys/service.js';
 import type { Hub } from '../realtime/hub.js';
 import type { Telemetry } from '../ops/telemetry.js';
@@ -32,7 +33,7 @@ export function adminRoutes(deps: {
   passwordChanges: PasswordChanges;
   tokens: TokenService;
   keys: KeyService;
-  realtime: { hub: Hub; streamsPerCaller: number; maxStreams: number };
+  realtime: { hub: Hub; capture: RealtimeDeps['capture']; streamsPerCaller: number; maxStreams: number };
   telemetry: Telemetry;
   bodyLimitBytes: number;
   signupEnabled: boolean;
@@ -50,7 +51,7 @@ export function adminRoutes(deps: {
       if (decision.reason === 'not-signed-in') throw unauthorized('The administrative area needs the owner signed in, not the anon key');
       throw new ApiError('FORBIDDEN', 'Only the project owner may use the administrative area');
     }
-    if (caller.kind === 'user' && !(await accounts.userExists(caller.id))) throw unauthorized('The account of this token no longer exists');
+    if (caller.kind === 'user' && !(await accounts.userExists(caller.id))) throw accountGone();
     next();
   };
   router.use(authenticate(tokens), ownerOnly);
@@ -125,15 +126,16 @@ export function adminRoutes(deps: {
     const { users, total } = await accounts.listUsers(parsePaging(req.query));
     sendJson(res, 200, { data: users, total });
   });
+  const userId = (req: Request) => parsePathId(String(req.params.id), 'user');
   router.delete('/users/:id', async (req, res) => {
-    sendJson(res, 200, { data: await accounts.deleteUserAsOwner(userOf(req).id, String(req.params.id)) });
+    sendJson(res, 200, { data: await accounts.deleteUserAsOwner(userOf(req).id, userId(req)) });
   });
   router.post('/users/:id/signout', async (req, res) => {
-    await accounts.signOutEverywhere(String(req.params.id));
+    await accounts.signOutEverywhere(userId(req));
     sendJson(res, 200, { data: { signedOut: true } });
   });
   router.post('/users/:id/reset-link', async (req, res) => {
-    sendJson(res, 201, { data: await deps.passwordChanges.createResetLink(String(req.params.id)) });
+    sendJson(res, 201, { data: await deps.passwordChanges.createResetLink(userId(req)) });
   });
   // The last hour of the whole process group's traffic, in 10 s points (every worker's counts summed).
   router.get('/overview', async (_req, res) => {

@@ -16,7 +16,7 @@ import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';
 import { describeTables } from './describe.js';
-import { dropTrackTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
+import { dropCountTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
 import { ownerIndexName } from './ownerIndexes.js';
 
@@ -221,7 +221,7 @@ export class TableAdmin {
       // The owner-move trigger depends on the owner column: it goes first, and the triggers come back for the owner
       // column the table has without it (capture goes on; counting restarts for the table as it will be).
       const owner = columnName === table.ownerColumn;
-      if (owner) for (const statement of dropTrackTriggers(name)) await trx.raw(statement);
+      if (owner) for (const statement of dropCountTriggers(name)) await trx.raw(statement);
       await trx.schema.alterTable(name, (builder) => builder.dropColumn(columnName));
       if (owner) await retrack(trx, name, ownerColumnOf([...table.columns.keys()].filter((column) => column !== columnName)));
     });

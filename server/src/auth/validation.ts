@@ -3,8 +3,11 @@ import {
   API_KEY_ACCESS,
   API_KEY_NAME_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
+  PASSWORD_CONFIRMATION_MAX_LENGTH,
   PASSWORD_MAX_BYTES,
   PASSWORD_MIN_BYTES,
+  REFRESH_TOKEN_MAX_LENGTH,
+  RESET_TOKEN_MAX_LENGTH,
   type ChangePasswordInput,
   type CreateApiKeyInput,
   type Credentials,
@@ -33,7 +36,7 @@ const passwordMessage = (field: string) => `${field} must be a string of ${PASSW
 
 /**
  * Validates a small body against `schema`; the first failing field is named, with the message the caller chose for
- * it. `convert` lets the schema normalise values (the email is trimmed and lower-cased).
+ * it. `convert` lets the schema normalise values (the email is trimmed and lower-cased, a key's name trimmed).
  */
 function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Record<string, string>, convert = false): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidBody('The request body must be a JSON object');
@@ -59,13 +62,13 @@ export function parseCredentials(body: unknown): Credentials {
   return parseBody(credentialsSchema, body, { email: 'email must be a valid email address', password: passwordMessage('password') }, true);
 }
 
-const refreshSchema = Joi.object<{ refreshToken: string }>({ refreshToken: Joi.string().min(1).max(4096).required() }).unknown(false);
+const refreshSchema = Joi.object<{ refreshToken: string }>({ refreshToken: Joi.string().min(1).max(REFRESH_TOKEN_MAX_LENGTH).required() }).unknown(false);
 
 export function parseRefreshBody(body: unknown): string {
   return parseBody(refreshSchema, body, { refreshToken: 'refreshToken must be a non-empty string' }).refreshToken;
 }
 
-const passwordChangeSchema = Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(1024).required(), newPassword: password() }).unknown(false);
+const passwordChangeSchema = Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH).required(), newPassword: password() }).unknown(false);
 
 export function parsePasswordChange(body: unknown): ChangePasswordInput {
   return parseBody(passwordChangeSchema, body, {
@@ -74,7 +77,7 @@ export function parsePasswordChange(body: unknown): ChangePasswordInput {
   });
 }
 
-const passwordResetSchema = Joi.object<ResetPasswordInput>({ token: Joi.string().min(1).max(256).required(), newPassword: password() }).unknown(false);
+const passwordResetSchema = Joi.object<ResetPasswordInput>({ token: Joi.string().min(1).max(RESET_TOKEN_MAX_LENGTH).required(), newPassword: password() }).unknown(false);
 
 export function parsePasswordReset(body: unknown): ResetPasswordInput {
   return parseBody(passwordResetSchema, body, {
@@ -83,31 +86,39 @@ export function parsePasswordReset(body: unknown): ResetPasswordInput {
   });
 }
 
-const passwordConfirmationSchema = Joi.object<{ password: string }>({ password: Joi.string().min(1).max(1024).required() }).unknown(false);
+const passwordConfirmationSchema = Joi.object<{ password: string }>({ password: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH).required() }).unknown(false);
 
 export function parsePasswordConfirmation(body: unknown): string {
   return parseBody(passwordConfirmationSchema, body, { password: 'password must be the account password, a non-empty string' }).password;
 }
 
 const keyInputSchema = Joi.object<CreateApiKeyInput>({
+  // Trimmed, as an email is: white space pasted around a name is no part of it. The length counts what is kept.
   name: Joi.string().trim().min(1).max(API_KEY_NAME_MAX_LENGTH).required(),
   access: Joi.string().valid(...API_KEY_ACCESS).required(),
   expiresAt: Joi.alternatives(Joi.string().max(64), Joi.number(), Joi.valid(null)),
 }).unknown(false);
 
+export const KEY_EXPIRY_MESSAGE = 'expiresAt must be a time in the future: ISO 8601 (no offset means UTC) or epoch milliseconds, or null';
+
 export function parseKeyInput(body: unknown): CreateApiKeyInput {
-  return parseBody(keyInputSchema, body, {
-    name: `name must be a non-empty string of at most ${API_KEY_NAME_MAX_LENGTH} characters`,
-    access: `access must be one of ${API_KEY_ACCESS.join(', ')}`,
-    expiresAt: 'expiresAt must be a future time: ISO 8601 or epoch milliseconds, or null',
-  });
+  return parseBody(
+    keyInputSchema,
+    body,
+    {
+      name: `name must be a string of 1 to ${API_KEY_NAME_MAX_LENGTH} characters besides white space at either end (which is trimmed)`,
+      access: `access must be one of ${API_KEY_ACCESS.join(', ')}`,
+      expiresAt: KEY_EXPIRY_MESSAGE,
+    },
+    true,
+  );
 }
 
 /**
- * The id of a session or key in a path (`DELETE /auth/sessions/:id`): one holding a NUL names none, so it is 404
- * here, as a record id that cannot be coerced is on /api, without asking the database.
+ * The id of a session, key or account in a path (`DELETE /auth/sessions/:id`, `DELETE /admin/users/:id`): one holding
+ * a NUL names none, so it is 404 here, as a record id that cannot be coerced is on /api, without asking the database.
  */
-export function parsePathId(id: string, what: 'session' | 'API key'): string {
+export function parsePathId(id: string, what: 'session' | 'API key' | 'user'): string {
   if (id.includes(NUL)) throw notFound(`No ${what} with this id`);
   return id;
 }

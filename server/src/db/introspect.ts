@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { CAPTURE_TRIGGER_NAMES, COUNT_TRIGGER, COUNT_TRIGGER_NAMES, OWNER_MOVE_TRIGGER } from './triggerNames.js';
 import { POLICIES, type OnDelete, type Policy } from '@basalt/contract';
+import { orderableTypesSql } from './orderable.js';
 import { buildTableSchema, columnTypeOf, isReservedTable, type ColumnSchema, type TableSchema } from './schema.js';
 
 interface ColumnRow {
@@ -14,11 +16,15 @@ interface ColumnRow {
   unique: boolean;
   max_length: number | null;
   sql_type: string;
+  orderable: boolean;
 }
 
-// One catalog query for every column of every table of the public schema. Only single-column unique indexes without
-// a predicate make a column unique.
-const COLUMNS_SQL = `
+// One catalog query for every column of every table of the public schema, with whether Postgres can sort by its type.
+// Only single-column unique indexes without a predicate make a column unique.
+const COLUMNS_SQL = `${orderableTypesSql(`
+    SELECT a.atttypid FROM pg_attribute a
+      JOIN pg_class c ON c.oid = a.attrelid AND c.relkind IN ('r', 'p') AND c.relnamespace = 'public'::regnamespace
+     WHERE a.attnum > 0 AND NOT a.attisdropped`)}
   SELECT c.relname AS table_name,
          a.attname AS column_name,
          t.typname AS type_name,
@@ -32,12 +38,14 @@ const COLUMNS_SQL = `
                   WHERE i.indrelid = c.oid AND i.indisunique AND i.indnkeyatts = 1 AND i.indkey[0] = a.attnum
                     AND i.indpred IS NULL) AS unique,
          CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 END AS max_length,
-         format_type(a.atttypid, a.atttypmod) AS sql_type
+         format_type(a.atttypid, a.atttypmod) AS sql_type,
+         o.orderable
     FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
     JOIN pg_type t ON t.oid = a.atttypid
     LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+    JOIN orderable_types o ON o.type = a.atttypid
    WHERE c.relkind IN ('r', 'p')
    ORDER BY c.relname, a.attnum`;
 
@@ -66,20 +74,24 @@ const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
 
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
 
-// Tables with the whole set of write triggers (tracking/triggers.ts) and the owner column they count for: the four
-// statement triggers, and with an owner column its row trigger. Before the migrations ran there are none.
+// Tables with the whole set of write triggers (tracking/triggers.ts): the count triggers and the owner column they
+// count for (with an owner column, its row trigger too), and the four capture triggers, enabled while somebody streams
+// the table. Before the migrations ran there are none.
+const names = (list: readonly string[]) => list.map((name) => `'${name}'`).join(', ');
 const TRACKED_SQL = `
-  SELECT table_name, owner FROM (
+  SELECT table_name, owner, capturing = 4 AS captured FROM (
     SELECT c.relname AS table_name,
-           max(split_part(encode(t.tgargs, 'escape'), '\\000', 1)) FILTER (WHERE t.tgname = '_basalt_track_i') AS owner,
-           count(*) FILTER (WHERE t.tgname <> '_basalt_track_o') AS statement_triggers,
-           count(*) FILTER (WHERE t.tgname = '_basalt_track_o') AS row_triggers
+           max(split_part(encode(t.tgargs, 'escape'), '\\000', 1)) FILTER (WHERE t.tgname = '${COUNT_TRIGGER}') AS owner,
+           count(*) FILTER (WHERE t.tgname IN (${names(COUNT_TRIGGER_NAMES)})) AS counts,
+           count(*) FILTER (WHERE t.tgname = '${OWNER_MOVE_TRIGGER}') AS owner_moves,
+           count(*) FILTER (WHERE t.tgname IN (${names(CAPTURE_TRIGGER_NAMES)})) AS captures,
+           count(*) FILTER (WHERE t.tgname IN (${names(CAPTURE_TRIGGER_NAMES)}) AND t.tgenabled <> 'D') AS capturing
       FROM pg_trigger t
       JOIN pg_class c ON c.oid = t.tgrelid
       JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
-     WHERE t.tgname IN ('_basalt_track_i', '_basalt_track_u', '_basalt_track_d', '_basalt_track_t', '_basalt_track_o')
+     WHERE t.tgname IN (${names([...COUNT_TRIGGER_NAMES, OWNER_MOVE_TRIGGER, ...CAPTURE_TRIGGER_NAMES])})
      GROUP BY c.relname) triggers
-   WHERE statement_triggers = 4 AND row_triggers = CASE WHEN owner = '' THEN 0 ELSE 1 END`;
+   WHERE counts = 3 AND owner_moves = CASE WHEN owner = '' THEN 0 ELSE 1 END AND captures = 4`;
 
 // Tables whose exact counts are complete (in `_basalt_counted`), for the owner column they were kept for. Before the
 // counts migration ran there is no such table.
@@ -106,7 +118,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
-      const tracked = (await trx.raw<{ rows: Array<{ table_name: string; owner: string }> }>(TRACKED_SQL)).rows;
+      const tracked = (await trx.raw<{ rows: Array<{ table_name: string; owner: string; captured: boolean }> }>(TRACKED_SQL)).rows;
       // Before the migrations ran there is no policy table and no version: defaults and version 0.
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
@@ -146,15 +158,17 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       primaryKey: row.primary_key,
       maxLength: row.max_length,
       sqlType: row.sql_type,
+      orderable: row.orderable,
       references: referenceOf.get(`${row.table_name}\u0000${row.column_name}`) ?? null,
     });
     columnsByTable.set(row.table_name, list);
   }
   const tables = new Map<string, TableSchema>();
-  const trackedFor = new Map(trackedRows.map((row) => [row.table_name, row.owner]));
+  const trackedFor = new Map(trackedRows.map((row) => [row.table_name, row]));
   const countedFor = new Map(countedRows.map((row) => [row.table_name, row.owner_column]));
   for (const [name, columns] of columnsByTable) {
-    const table = buildTableSchema(name, columns, policies.get(name), load, version, trackedFor.get(name) ?? null);
+    const tracked = trackedFor.get(name);
+    const table = buildTableSchema(name, columns, policies.get(name), load, version, tracked?.owner ?? null, tracked?.captured ?? false);
     // Counts kept for another owner column (one added or dropped since), or by triggers that count for another, are
     // not the counts this table needs; nor is a count without its triggers.
     const owner = table.ownerColumn ?? '';

@@ -34,6 +34,8 @@ export interface ColumnSchema {
   maxLength: number | null;
   /** The type as SQL (`format_type`), for casts of bound values: `integer`, `character varying(20)`, ... */
   sqlType: string;
+  /** Whether Postgres can sort by it (db/orderable.ts): not json, xml, geometric types, nor what is built on them. */
+  orderable: boolean;
   /** A single-column foreign key to another served table's `id`, or null (the owner column's to `users` is not one). */
   references?: ColumnReferenceSchema | null;
 }
@@ -59,13 +61,12 @@ export interface TableSchema {
   version: number;
   /** The database's schema version (`_basalt_schema`) this was read at: record statements refuse to run past it. */
   schemaVersion: number;
-  /**
-   * The owner column ('' for none) the table's write triggers count for (tracking/triggers.ts), or null without them.
-   * With them its changes are captured for realtime.
-   */
+  /** The owner column ('' for none) the table's write triggers count for (tracking/triggers.ts), or null without them. */
   trackedFor: string | null;
-  /** Whether the write triggers are on the table: its changes reach the change log (realtime). */
+  /** Whether its writes are tracked (trackedFor is set): its changes can be captured for streams. */
   captured: boolean;
+  /** Whether its capture is on now (somebody streams it, tracking/capture.ts): its changes reach the change log. */
+  capturing: boolean;
   /** Whether its exact counts are kept and complete (tracking/count.ts): unfiltered totals read them. */
   counted: boolean;
 }
@@ -96,6 +97,7 @@ export function buildTableSchema(
   version = 0,
   schemaVersion = 0,
   trackedFor: string | null = null,
+  capturing = false,
 ): TableSchema {
   const columns = new Map(columnList.map((column) => [column.name, column]));
   const ownerColumn: OwnerColumn | null = ownerColumnOf([...columns.keys()]);
@@ -114,8 +116,17 @@ export function buildTableSchema(
     schemaVersion,
     trackedFor,
     captured: trackedFor !== null,
+    capturing,
     counted: false,
   };
+}
+
+/**
+ * Whether `order` may name the column: the record API refuses the others with a 400 before the database would fail,
+ * and the OpenAPI document leaves them out of `order`'s pattern, both by this one rule.
+ */
+export function isOrderable(column: ColumnSchema): boolean {
+  return column.orderable;
 }
 
 /** Whether `/api/:table` serves this table: public schema, an `id` column, not reserved. */

@@ -29,7 +29,7 @@ export function errorHandler(report: ErrorReporter): ErrorRequestHandler {
       report(error);
       apiError = new ApiError('INTERNAL_ERROR', 'Something went wrong on the server');
     }
-    const retryAfter = apiError.code === 'RATE_LIMITED' ? apiError.details?.retryAfter : undefined;
+    const retryAfter = apiError.code === 'RATE_LIMITED' || apiError.code === 'UNAVAILABLE' ? apiError.details?.retryAfter : undefined;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     sendJson(res, apiError.status, apiError.toBody());
   };

@@ -1,3 +1,4 @@
+import { PASSWORD_CONFIRMATION_MAX_LENGTH, REFRESH_TOKEN_MAX_LENGTH, RESET_TOKEN_MAX_LENGTH } from '@basalt/contract';
 import { unitsText } from './patterns.js';
 import { envelope, jsonBody, object, ref, responses, SECURITY, SHARED_PASSWORD, str, type Operation } from './schema.js';
 
@@ -30,11 +31,11 @@ export function publicAuthPaths(): Paths {
       post: post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 401, 413, 429, 503]),
     },
     '/auth/refresh': {
-      post: post('auth.refresh', 'Trade a refresh token (single use) for a new pair', object({ refreshToken: text(4096, 'The refresh token') }), { status: 200, data: ref('TokenPair'), description: 'A new pair' }, [400, 401, 413, 429, 503]),
+      post: post('auth.refresh', 'Trade a refresh token (single use) for a new pair', object({ refreshToken: text(REFRESH_TOKEN_MAX_LENGTH, 'The refresh token') }), { status: 200, data: ref('TokenPair'), description: 'A new pair' }, [400, 401, 413, 429, 503]),
     },
     '/auth/reset': {
       post: {
-        ...post('auth.reset', 'Set a new password with a reset token from the owner', object({ token: text(256, 'The reset token'), newPassword: SHARED_PASSWORD }), { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
+        ...post('auth.reset', 'Set a new password with a reset token from the owner', object({ token: text(RESET_TOKEN_MAX_LENGTH, 'The reset token'), newPassword: SHARED_PASSWORD }), { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
       },
     },
     '/auth/settings': {
@@ -65,7 +66,7 @@ export function userAuthPaths(): Paths {
     '/auth/me': {
       get: signedIn('auth.me', 'The signed-in account', { data: ref('Profile'), description: 'The account' }, []),
       delete: signedIn('auth.deleteMe', 'Delete the signed-in account (not the owner\'s)', { data: ref('AuthUser'), description: 'The deleted account' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ password: text(1024, 'The account\'s password') })),
+        requestBody: jsonBody(object({ password: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The account\'s password') })),
       }),
     },
     '/auth/signout': {
@@ -73,7 +74,7 @@ export function userAuthPaths(): Paths {
     },
     '/auth/password': {
       post: signedIn('auth.password', 'Change the password; every other session ends', { data: ref('TokenPair'), description: 'A new pair for this device' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ currentPassword: text(1024, 'The current password'), newPassword: SHARED_PASSWORD })),
+        requestBody: jsonBody(object({ currentPassword: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The current password'), newPassword: SHARED_PASSWORD })),
       }),
     },
     '/auth/sessions': {

@@ -66,17 +66,7 @@ const CROSSES_THE_RANGE = `(?!0000-01-01[Tt ][^+,"]*\\+(?!00:?00${END}))(?!9999-
  * space, hours and minutes, optional seconds with up to 9 decimals, an optional offset (`Z`, `+01:00`, `+0100`; none
  * means UTC). Unanchored.
  */
-export const ISO_TIMESTAMP = isoTimestamp('[Tt ]');
-
-/**
- * The same with `T` or `t` only: for an API key's expiry, which `new Date()` reads (with a space it misreads the years
- * 0000-0099, and refuses some).
- */
-export const ISO_TIMESTAMP_T = isoTimestamp('[Tt]');
-
-function isoTimestamp(separator: string): string {
-  return `${CROSSES_THE_RANGE}(?:[0-9]{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)(?:${separator}${TIME}${OFFSET}?)?`;
-}
+export const ISO_TIMESTAMP = `${CROSSES_THE_RANGE}(?:[0-9]{4}-${MONTH_DAY}|${LEAP_YEAR}-02-29)(?:[Tt ]${TIME}${OFFSET}?)?`;
 
 /** Epoch milliseconds as text: at most 16 digits (leading zeros included), within the years 0000-9999. Unanchored. */
 export const EPOCH_MILLIS = integerText(BigInt(MIN_TIMESTAMP_MILLIS), BigInt(MAX_TIMESTAMP_MILLIS), 16);
@@ -123,12 +113,21 @@ export function unitsText(min: number, max: number): string {
   return `^(?:[\\u0001-\\uFFFF]{${min},${max}}|[^\\u0000]{${min},${Math.floor(max / 2)}})$`;
 }
 
-/** A BMP character that is neither NUL nor white space (`\s`, what String.prototype.trim removes). */
+/**
+ * White space as JavaScript's `\s` and String.prototype.trim know it, spelled out: other engines' `\s` differ (Python's
+ * takes U+001C-U+001F, which trim keeps).
+ */
+const SPACE = '[\\u0009-\\u000D\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]';
+/** A BMP character that is neither NUL nor white space: the rest of U+0001-U+FFFF. */
 const SOLID = '[\\u0001-\\u0008\\u000E-\\u001F\\u0021-\\u009F\\u00A1-\\u167F\\u1681-\\u1FFF\\u200B-\\u2027\\u202A-\\u202E\\u2030-\\u205E\\u2060-\\u2FFF\\u3001-\\uFEFE\\uFF00-\\uFFFF]';
 
-/** As `unitsText` (from 1), without white space at either end: BMP text only. */
+/**
+ * Text the service trims, then holds to 1 to `max` UTF-16 code units without NUL (a key's name): any white space at
+ * either end, around 1 to `max` units that neither start nor end with it. Exact read without the `u` flag (in UTF-16
+ * code units); with it, exact for text in the Basic Multilingual Plane, and no character beyond it is admitted.
+ */
 export function trimmedUnitsText(max: number): string {
-  return `^${SOLID}(?:[\\u0001-\\uFFFF]{0,${max - 2}}${SOLID})?$`;
+  return `^${SPACE}*${SOLID}(?:[\\u0001-\\uFFFF]{0,${max - 2}}${SOLID})?${SPACE}*$`;
 }
 
 const ATEXT = "[A-Za-z0-9_!#$%&'*+/=?^`{|}~-]";

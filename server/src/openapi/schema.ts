@@ -122,7 +122,7 @@ const table = object({
     ),
   },
   indexes: { type: 'array', items: object({ name: str(), columns: { type: 'array', items: str() }, unique: bool, kind: str({ enum: [...INDEX_KINDS] }) }) },
-  realtime: object({ captured: bool, problem: str() }, ['captured']),
+  realtime: object({ captured: bool, streamed: bool, problem: str() }, ['captured', 'streamed']),
 });
 
 const overviewPoint = object({
@@ -162,7 +162,7 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   CreatedApiKey: object({ ...keyInfo, key: str({ pattern: `^${API_KEY_PREFIX}` }) }),
   CreateApiKey: object(
     {
-      name: str({ pattern: trimmedUnitsText(API_KEY_NAME_MAX_LENGTH), description: `1 to ${API_KEY_NAME_MAX_LENGTH} characters (UTF-16 code units), no NUL, no white space at either end` }),
+      name: str({ pattern: trimmedUnitsText(API_KEY_NAME_MAX_LENGTH), description: `1 to ${API_KEY_NAME_MAX_LENGTH} characters (UTF-16 code units), no NUL, once white space at either end is trimmed (the name is stored trimmed)` }),
       access: str({ enum: [...API_KEY_ACCESS] }),
       expiresAt: ref('Expiry'),
     },

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, MAX_LIMIT, TIMESTAMP_COLUMNS } from '@basalt/contract';
-import type { ColumnSchema, TableSchema } from '../db/schema.js';
+import { isOrderable, type ColumnSchema, type TableSchema } from '../db/schema.js';
 import { OPERATORS_BY_TYPE } from '../records/query/plan.js';
 import { COUNT_MODES, IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
 import { embedNameOf } from '../records/embed/plan.js';
@@ -200,14 +200,10 @@ export function filterParameters(table: TableSchema): Schema[] {
 }
 
 /**
- * Postgres types without a btree ordering (tables made with psql may have them): ordering by one fails in the
- * database, so the document leaves such columns out of `order` (jsonb orders; plain json does not).
+ * `<column>.asc|desc` of the columns Postgres can sort by (a table made with psql may have json, xml or geometric
+ * ones): the service refuses the others by the same rule.
  */
-const UNORDERED_TYPES = new Set(['json', 'xml', 'point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle']);
-const orderable = (column: ColumnSchema) => !UNORDERED_TYPES.has(column.pgType.replace(/^_/, ''));
-
-/** `<column>.asc|desc` of the table's orderable columns. */
-const order = (table: TableSchema): Schema => str({ pattern: orderPattern(table.columnList.filter(orderable).map((column) => column.name)) });
+const order = (table: TableSchema): Schema => str({ pattern: orderPattern(table.columnList.filter(isOrderable).map((column) => column.name)) });
 
 /** `select` and the to-many embeds' `<name>.order` / `<name>.limit` (each only with that embed in `select`). */
 export function selectParameters(table: TableSchema, readers: Readable): Schema[] {
@@ -224,7 +220,7 @@ export function listParameters(table: TableSchema): Schema[] {
   return [
     parameter('limit', str({ pattern: PAGING }), `Records per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`),
     parameter('offset', str({ pattern: PAGING }), 'Records to skip (not with `after`; at most 2^53 - 1)'),
-    parameter('order', order(table), '`<column>.asc|desc` of the table\'s columns (not json, xml or geometric ones, which Postgres cannot order), comma-separated; `id` breaks ties'),
+    parameter('order', order(table), '`<column>.asc|desc` of the table\'s columns Postgres can sort by (not json, xml, geometric types or what is built on them), comma-separated; `id` breaks ties'),
     parameter('after', str(), 'The `next` cursor of the page before'),
     parameter('count', str({ enum: [...COUNT_MODES] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
   ];

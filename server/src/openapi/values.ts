@@ -1,6 +1,6 @@
 import { INTEGER_RANGES, MAX_TIMESTAMP_MILLIS, MIN_TIMESTAMP_MILLIS } from '@basalt/contract';
 import { MAX_LIST_VALUES } from '../records/query/parse.js';
-import { FINITE_REAL, integerText, ISO_TIMESTAMP_T, listOf, TIMESTAMP_TEXT } from './patterns.js';
+import { FINITE_REAL, integerText, listOf, TIMESTAMP_TEXT } from './patterns.js';
 
 /**
  * Column values as bodies and filters carry them, as shared component schemas: every timestamp column's filters
@@ -38,14 +38,10 @@ export const VALUE_SCHEMAS: Record<string, Schema> = {
   },
   TimestampText: { type: 'string', pattern: `^${TIMESTAMP_TEXT}$`, description: `ISO 8601 (${TIMESTAMP_RULE}), or epoch milliseconds. ${BOUNDARY_NOTE}` },
   TimestampList: { type: 'string', pattern: listOf(TIMESTAMP_TEXT, MAX_LIST_VALUES), description: `1 to ${MAX_LIST_VALUES} timestamps as \`TimestampText\`, comma-separated (each may be in double quotes)` },
-  /** An API key's expiry: `new Date()` reads it, which takes ISO 8601 (not with a space) but not epoch text. */
+  /** An API key's expiry: read as a body's timestamp is (contract's parseTimestamp), or null. */
   Expiry: {
-    anyOf: [
-      { type: 'string', pattern: `^${ISO_TIMESTAMP_T}$`, description: `ISO 8601 with \`T\` (${TIMESTAMP_RULE}). ${BOUNDARY_NOTE}` },
-      epochMillis('Epoch milliseconds'),
-      { type: 'null' },
-    ],
-    description: 'A time in the future (ISO 8601, or epoch milliseconds as a number); null or absent: never',
+    anyOf: [{ $ref: '#/components/schemas/Timestamp' }, { type: 'null' }],
+    description: 'A time in the future (ISO 8601, or epoch milliseconds as a number or as text, as `Timestamp`); null or absent: never',
   },
   RealText: { type: 'string', pattern: `^${FINITE_REAL}$`, description: 'A finite decimal (`1.5`, `-2`, `1e3`); the pattern admits up to 308 digits before the point, or 8 with an exponent up to 299' },
   RealList: { type: 'string', pattern: listOf(FINITE_REAL, MAX_LIST_VALUES), description: `1 to ${MAX_LIST_VALUES} decimals as \`RealText\`, comma-separated (each may be in double quotes)` },

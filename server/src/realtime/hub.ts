@@ -14,6 +14,8 @@ import { ChangeLog, eventIdOf, isAfter, type Change, type Place } from './log.js
 
 export const POLL_MS = 50;
 const HEARTBEAT_MS = 25_000;
+/** How often the subscribed tables' capture is kept on: well inside its keep time (tracking/capture.ts). */
+const KEEP_CAPTURED_MS = 60_000;
 
 /** Where a subscriber's events go (realtime/stream.ts); `send` is false once it overflowed and was closed. */
 export interface EventSink {
@@ -43,6 +45,10 @@ export interface HubDeps {
   cache: SchemaCache;
   /** A key caller checked again after the schema version moved (a revocation moves it). */
   confirmCaller(caller: Caller): Promise<Caller>;
+  /** Keeps the subscribed tables captured (tracking/capture.ts); called every minute while there are subscribers. */
+  keepCaptured(tables: readonly string[]): Promise<void>;
+  /** The transaction from which these tables have been captured without a break: a resume from before it is a reset. */
+  capturedSince(tables: readonly string[]): Promise<bigint>;
   onError?: (error: unknown) => void;
 }
 
@@ -58,6 +64,7 @@ export class Hub {
   private last: Place | null = null;
   private timer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private keeper: NodeJS.Timeout | undefined;
   private checkedVersion = -1;
   private closed = false;
   private readonly expiry = new Map<Subscription, NodeJS.Timeout>();
@@ -97,6 +104,7 @@ export class Hub {
     this.heartbeat ??= setInterval(() => {
       for (const subscriber of this.subscribers()) if (!subscriber.sink.send(': ping\n\n')) this.drop(subscriber);
     }, HEARTBEAT_MS).unref();
+    this.keeper ??= setInterval(() => void this.deps.keepCaptured([...new Set([...this.subscribers()].flatMap((subscriber) => subscriber.tables))]), KEEP_CAPTURED_MS).unref();
   }
 
   /** Ends a subscription (with an error event when given) and forgets it. */
@@ -122,8 +130,10 @@ export class Hub {
   private idle(): void {
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
+    clearInterval(this.keeper);
     this.timer = undefined;
     this.heartbeat = undefined;
+    this.keeper = undefined;
     // With nobody listening nothing is read; the next subscriber starts from then.
     this.horizon = null;
     this.last = null;
@@ -157,7 +167,9 @@ export class Hub {
   /** A resumed subscriber first gets what it missed, up to where the live ones are; then it is one of them. */
   private async join(subscription: Subscription): Promise<void> {
     if (subscription.after) {
-      if (await this.log.trimmedPast(subscription.after)) {
+      // Changes deleted past the retention, or not logged while nobody streamed the table: start over.
+      const gone = (await this.log.trimmedPast(subscription.after)) || subscription.after.xid < (await this.deps.capturedSince(subscription.tables));
+      if (gone) {
         subscription.sink.send(`event: reset\ndata: ${JSON.stringify({ reason: 'The changes after this event id are no longer kept: list again, then subscribe' })}\n\n`);
       } else {
         for (let after = subscription.after; ; ) {

@@ -18,6 +18,8 @@ import { openEventStream } from './stream.js';
 
 export interface RealtimeDeps {
   hub: Hub;
+  /** Switches capture on for a stream's tables before it opens (tracking/capture.ts). */
+  capture: { want(tables: readonly string[]): Promise<void> };
   cache: SchemaCache;
   tokens: TokenService;
   keys: KeyService;
@@ -101,6 +103,8 @@ export function streamHandler(deps: RealtimeDeps, surface: 'api' | 'admin', tabl
     if (mine >= deps.streamsPerCaller) {
       throw new ApiError('RATE_LIMITED', `At most ${deps.streamsPerCaller} open streams per caller: close one first`, { limit: 'realtimeStreamsPerCaller', retryAfter: 5 });
     }
+    // Only a captured table has its changes logged: from here on every write to them is.
+    await deps.capture.want(shape.tables);
     const subscription: Subscription = { caller, identity, surface, ...shape, after, sink: openEventStream(res) };
     if (caller.kind === 'user' && caller.expiresAt !== undefined) subscription.expiresAt = caller.expiresAt;
     res.on('close', () => deps.hub.drop(subscription));

@@ -13,8 +13,9 @@ export const TRIM_EVERY_MS = 60_000;
 export const VACUUM_AFTER_ROWS = 20_000;
 
 /**
- * Deletes changes past the retention every minute, in every process whether or not it has subscribers (the log is
- * written for every captured table all the same); one process at a time does it (ChangeLog.trim).
+ * Deletes changes past the retention every minute, in every process whether or not it has subscribers (a table stays
+ * captured for a while after its last subscriber left, and another process's subscribers fill the log too); one
+ * process at a time does it (ChangeLog.trim).
  */
 export class ChangeTrimmer extends Housekeeping {
   private readonly log: ChangeLog;

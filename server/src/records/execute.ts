@@ -1,6 +1,6 @@
 import type { PreparedPool } from '../db/preparedPool.js';
 import type { TableSchema } from '../db/schema.js';
-import { conflict, notFound, referenceConflict, referenceRefused, unauthorized, uniqueKeyOf } from '../errors.js';
+import { accountGone, conflict, notFound, referenceConflict, referenceRefused, uniqueKeyOf } from '../errors.js';
 import { ID_COLUMN } from '@basalt/contract';
 import { buildStatement, countsMaintained, estimateStatement, existsStatement, getManyStatement, getStatement, insertStatement, INSERTED, KEY_PREFIX, listStatement, PRESENT, readableStatement, TOTAL, VERSION, type Built } from './build.js';
 import { encodeCursor, type CursorKey } from './query/cursor.js';
@@ -119,7 +119,6 @@ function checkVersion(table: TableSchema, first: Row): void {
   if (Number(first[VERSION] ?? 0) > table.schemaVersion) throw new StaleSchemaError();
 }
 
-const writerGone = () => unauthorized('The account of this token no longer exists');
 const noRecord = (table: TableSchema, rawId: string) => notFound(`No record ${rawId} in ${table.name}`);
 const record = (row: Row, created = false): Outcome => ({ kind: 'record', row, created });
 
@@ -174,7 +173,7 @@ async function writerExists(executor: Executor, writer: string | null): Promise<
 /** Nothing was written: the schema moved on, the writer's account is gone (401), or the row is not theirs (404). */
 async function nothingWritten(executor: Executor, table: TableSchema, rawId: string, writer: string | null): Promise<never> {
   await unlessStale(executor, table);
-  if (!(await writerExists(executor, writer))) throw writerGone();
+  if (!(await writerExists(executor, writer))) throw accountGone();
   throw noRecord(table, rawId);
 }
 
@@ -185,7 +184,7 @@ async function updateOrCreate(executor: Executor, plan: Extract<Plan, { kind: 'u
   const updated = (await run(pool, buildStatement(plan)))[0];
   if (updated) return record(updated);
   await unlessStale(executor, plan.table);
-  if (!(await writerExists(executor, plan.writer))) throw writerGone();
+  if (!(await writerExists(executor, plan.writer))) throw accountGone();
   // Not updated: either the row is another user's (404) or there is none and the body must create it.
   if ((await run(pool, existsStatement(plan.table, plan.id))).length > 0) throw noRecord(plan.table, plan.rawId);
   if (plan.missing.length > 0) throw missingColumnError(plan.table, plan.missing);
@@ -230,7 +229,7 @@ async function executePlan(executor: Executor, plan: Plan): Promise<Outcome> {
       const row = (await run(pool, buildStatement(plan)))[0];
       if (row) return record(row, true);
       await unlessStale(executor, plan.table);
-      throw writerGone();
+      throw accountGone();
     }
     case 'create-many': {
       await checkReferences(pool, plan.references, plan.rows);
@@ -239,7 +238,7 @@ async function executePlan(executor: Executor, plan: Plan): Promise<Outcome> {
       });
       if (rows.length > 0) return { kind: 'records', rows };
       await unlessStale(executor, plan.table);
-      throw writerGone();
+      throw accountGone();
     }
     case 'upsert': {
       await checkReferences(pool, plan.references, [plan.insertValues]);

@@ -3,19 +3,23 @@ import { quote } from '../db/identifiers.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { notifySchemaChange } from '../db/notifications.js';
 import { InstallLoop } from '../db/installLoop.js';
-import { dropTrackTriggers, trackTriggers, TRACK_TRIGGER } from './triggers.js';
+import { CAPTURE_TRIGGER_NAMES, COUNT_TRIGGER, COUNT_TRIGGER_NAMES, OWNER_MOVE_TRIGGER } from '../db/triggerNames.js';
+import { captureTriggers, countTriggers, dropCountTriggers } from './triggers.js';
 
 /**
- * Puts the write triggers (tracking/triggers.ts) on every served table that lacks them, or whose owner column is not
- * the one its triggers count for, after each schema load: tables made with psql are captured for realtime as soon as
- * the cache sees them. Their first count is tracking/count.ts's job.
+ * Puts the write triggers (tracking/triggers.ts) on every served table that lacks them, or whose count triggers count
+ * for another owner column than the table has, after each schema load: tables made with psql are counted (and can be
+ * streamed) as soon as the cache sees them. Their first count is tracking/count.ts's job, switching capture on and
+ * off tracking/capture.ts's.
  *
  * Placing triggers is DDL, which bumps the schema version and reloads every process; the next load sees them and
  * places nothing, so there is no loop. A table whose owner is another role refuses (42501): that is remembered and
  * shown in the table's description instead of retried on every load.
  */
 
-const LOCK_TIMEOUT = '1s';
+export const LOCK_TIMEOUT = '1s';
+/** Every trigger DDL of the service runs under this lock, so two installers never wait on each other's tables. */
+export const TRACKING_LOCK = `SELECT pg_advisory_xact_lock(hashtext('basalt tracking'))`;
 
 export class TriggerPlacement extends InstallLoop {
   /** Tables that refused the triggers, with why (shown in their description). */
@@ -55,19 +59,28 @@ export class TriggerPlacement extends InstallLoop {
   /** The table's triggers for this owner column, unless another process put them there meanwhile. */
   private async place(table: string, ownerColumn: string | null): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
-      // One process at a time: the first takes the lock, the others then find the triggers in place. All trigger DDL
-      // of the service runs under it, so two installers never wait on each other's tables.
-      await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt tracking'))`);
-      const present = await trx.raw<{ rows: Array<{ owner: string }> }>(
-        `SELECT split_part(encode(tgargs, 'escape'), '\\000', 1) AS owner FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname = ?`,
-        [quote(table), TRACK_TRIGGER],
+      await trx.raw(TRACKING_LOCK);
+      const present = await trx.raw<{ rows: Array<{ name: string; argument: string }> }>(
+        `SELECT tgname AS name, split_part(encode(tgargs, 'escape'), '\\000', 1) AS argument FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname LIKE '\\_basalt\\_%'`,
+        [quote(table)],
       );
-      if (present.rows[0]?.owner === (ownerColumn ?? '')) return false;
+      const names = new Set(present.rows.map((row) => row.name));
+      const owner = ownerColumn ?? '';
+      const counting = [...COUNT_TRIGGER_NAMES, ...(owner ? [OWNER_MOVE_TRIGGER] : [])];
+      const countsRight = present.rows.some((row) => row.name === COUNT_TRIGGER && row.argument === owner) && counting.every((name) => names.has(name));
+      const captureRight = CAPTURE_TRIGGER_NAMES.every((name) => names.has(name));
+      if (countsRight && captureRight) return false;
       // CREATE TRIGGER waits for the writes under way and holds new ones back meanwhile: at most LOCK_TIMEOUT.
       await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-      for (const statement of [...dropTrackTriggers(table), ...trackTriggers(table, ownerColumn)]) await trx.raw(statement);
-      // Counts kept for another owner column are incomplete for this one: the first count redoes them.
-      await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ? AND owner_column <> ?`, [table, ownerColumn ?? '']);
+      if (!countsRight) {
+        for (const statement of [...dropCountTriggers(table), ...countTriggers(table, ownerColumn)]) await trx.raw(statement);
+        // Counts kept for another owner column are incomplete for this one: the first count redoes them.
+        await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ? AND owner_column <> ?`, [table, owner]);
+      }
+      if (!captureRight) {
+        for (const name of CAPTURE_TRIGGER_NAMES) await trx.raw(`DROP TRIGGER IF EXISTS ${name} ON ${quote(table)}`);
+        for (const statement of captureTriggers(table)) await trx.raw(statement);
+      }
       await notifySchemaChange(trx);
       return true;
     });

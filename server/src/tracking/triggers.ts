@@ -1,39 +1,55 @@
 import type { Knex } from 'knex';
 import { quote } from '../db/identifiers.js';
+import { CAPTURE_TRIGGER_NAMES } from '../db/triggerNames.js';
 
 /**
- * The write triggers of one table (migration `write_tracking`): one statement-level trigger per kind of write runs
- * `_basalt_track()`, which logs the statement's change for realtime and writes its count deltas, with the owner column
- * (or '' for none) as its argument; with an owner column, a row trigger moves a row's count between owners, and runs
- * only for updates that change the owner.
+ * The write triggers of one table (migrations `changes`, `counts`, `write_tracking`):
+ * - count triggers, always on: inserts, deletes and TRUNCATE statement by statement, with the owner column (or ''
+ *   for none) as the argument; with an owner column, a row trigger that runs only for updates that move a row to
+ *   another owner;
+ * - capture triggers, which log each statement's rows for realtime: on every tracked table, enabled only while
+ *   somebody streams it (tracking/capture.ts), so a table nobody streams pays nothing for realtime.
  */
 
-/** The trigger whose presence (and argument) the schema cache reads: the set goes on and off together. */
-export const TRACK_TRIGGER = '_basalt_track_i';
-const KINDS = ['i', 'u', 'd', 't', 'o'] as const;
 
-export function trackTriggers(table: string, ownerColumn: string | null): string[] {
+export function countTriggers(table: string, ownerColumn: string | null): string[] {
   const name = quote(table);
   const argument = `'${(ownerColumn ?? '').replace(/'/g, "''")}'`;
   const statements = [
-    `CREATE TRIGGER _basalt_track_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_track(${argument})`,
-    `CREATE TRIGGER _basalt_track_u AFTER UPDATE ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_track(${argument})`,
-    `CREATE TRIGGER _basalt_track_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_track(${argument})`,
-    `CREATE TRIGGER _basalt_track_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_track(${argument})`,
+    `CREATE TRIGGER _basalt_count_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
+    `CREATE TRIGGER _basalt_count_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
+    `CREATE TRIGGER _basalt_count_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
   ];
   if (ownerColumn) {
     const column = quote(ownerColumn);
     statements.push(
-      `CREATE TRIGGER _basalt_track_o AFTER UPDATE OF ${column} ON ${name} FOR EACH ROW ` +
+      `CREATE TRIGGER _basalt_count_u AFTER UPDATE OF ${column} ON ${name} FOR EACH ROW ` +
         `WHEN (OLD.${column} IS DISTINCT FROM NEW.${column}) EXECUTE FUNCTION _basalt_count_owner(${argument})`,
     );
   }
   return statements;
 }
 
-export function dropTrackTriggers(table: string): string[] {
+export function dropCountTriggers(table: string): string[] {
   const name = quote(table);
-  return KINDS.map((kind) => `DROP TRIGGER IF EXISTS _basalt_track_${kind} ON ${name}`);
+  return ['i', 'd', 't', 'u'].map((kind) => `DROP TRIGGER IF EXISTS _basalt_count_${kind} ON ${name}`);
+}
+
+/** The capture triggers, made disabled: the table's first stream switches them on. */
+export function captureTriggers(table: string): string[] {
+  const name = quote(table);
+  const made = [
+    `CREATE TRIGGER _basalt_capture_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+    `CREATE TRIGGER _basalt_capture_u AFTER UPDATE ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+    `CREATE TRIGGER _basalt_capture_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+    `CREATE TRIGGER _basalt_capture_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+  ];
+  return [...made, ...switchCapture(table, false)];
+}
+
+/** Switches a table's capture on or off (ALTER TABLE: it waits for the writes under way, as CREATE TRIGGER does). */
+export function switchCapture(table: string, on: boolean): string[] {
+  return CAPTURE_TRIGGER_NAMES.map((trigger) => `ALTER TABLE ${quote(table)} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${trigger}`);
 }
 
 /** Forgets what was counted for a table of this name (dropped, or made again): its count rows and its completeness. */
@@ -43,20 +59,21 @@ export async function forgetCounts(trx: Knex.Transaction, table: string): Promis
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('basalt counts fold'))`);
   await trx.raw(`DELETE FROM _basalt_counts WHERE table_name = ?`, [table]);
   await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ?`, [table]);
+  await trx.raw(`DELETE FROM _basalt_streamed WHERE table_name = ?`, [table]);
 }
 
 /** Tracks a table created empty in this transaction: its triggers, and its count complete from the start. */
 export async function startTracking(trx: Knex.Transaction, table: string, ownerColumn: string | null): Promise<void> {
   await forgetCounts(trx, table);
-  for (const statement of trackTriggers(table, ownerColumn)) await trx.raw(statement);
+  for (const statement of [...countTriggers(table, ownerColumn), ...captureTriggers(table)]) await trx.raw(statement);
   await trx.raw(`INSERT INTO _basalt_counted (table_name, owner_column) VALUES (?, ?)`, [table, ownerColumn ?? '']);
 }
 
 /**
- * The table's owner column changes (goes, or another takes its place): its triggers are replaced at once for the new
- * one (so capture never stops), and its counts are marked incomplete for the first count (tracking/count.ts) to redo.
+ * The table's owner column changes (goes, or another takes its place): its count triggers are replaced at once for
+ * the new one, and its counts marked incomplete for the first count (tracking/count.ts) to redo. Capture is untouched.
  */
 export async function retrack(trx: Knex.Transaction, table: string, ownerColumn: string | null): Promise<void> {
-  for (const statement of [...dropTrackTriggers(table), ...trackTriggers(table, ownerColumn)]) await trx.raw(statement);
+  for (const statement of [...dropCountTriggers(table), ...countTriggers(table, ownerColumn)]) await trx.raw(statement);
   await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ?`, [table]);
 }

@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { invalidField } from '../../errors.js';
 import { sendJson } from '../../http/respond.js';
 import { userOf } from '../credentials.js';
-import { parseKeyInput, parsePathId } from '../validation.js';
+import { KEY_EXPIRY_MESSAGE, parseKeyInput, parsePathId } from '../validation.js';
 import { parseKeyExpiry, type KeyService } from './service.js';
 
 /** `/auth/keys`: a signed-in user's own API keys (never by a key: /auth refuses keys). */
@@ -12,7 +12,7 @@ export function keyRoutes(keys: KeyService, body: RequestHandler, signedIn: Requ
   router.post('/keys', ...signedIn, body, async (req, res) => {
     const input = parseKeyInput(req.body);
     const expiresAt = parseKeyExpiry(input.expiresAt);
-    if (expiresAt === 'invalid') throw invalidField('expiresAt', 'expiresAt must be a future time: ISO 8601 or epoch milliseconds, or null');
+    if (expiresAt === 'invalid') throw invalidField('expiresAt', KEY_EXPIRY_MESSAGE);
     sendJson(res, 201, { data: await keys.create(userOf(req).id, { name: input.name, access: input.access, expiresAt }) });
   });
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { API_KEY_PREFIX, type ApiKeyAccess, type ApiKeyInfo, type CreateApiKeyInput, type CreatedApiKey, type Role } from '@basalt/contract';
+import { API_KEY_PREFIX, parseTimestamp, type ApiKeyAccess, type ApiKeyInfo, type CreateApiKeyInput, type CreatedApiKey, type Role } from '@basalt/contract';
 import { notFound, unauthorized } from '../../errors.js';
 import { randomId } from '../../ids.js';
 import { forExistingAccount } from '../accounts.js';
@@ -157,10 +157,13 @@ export class KeyService {
   }
 }
 
-/** `expiresAt` as the API takes it: absent or null (never), ISO 8601 or epoch ms in the future. */
+/**
+ * `expiresAt` as the API takes it: absent or null (never), or a time in the future read as a record timestamp is
+ * (ISO 8601 or epoch milliseconds, as a number or as text; no offset means UTC; a real calendar day of 0000-9999).
+ */
 export function parseKeyExpiry(input: CreateApiKeyInput['expiresAt']): Date | null | 'invalid' {
   if (input === undefined || input === null) return null;
-  const date = typeof input === 'number' ? new Date(input) : typeof input === 'string' && input.trim() !== '' ? new Date(input) : null;
-  if (!date || Number.isNaN(date.getTime()) || date.getTime() <= Date.now()) return 'invalid';
+  const date = parseTimestamp(input);
+  if (!date || date.getTime() <= Date.now()) return 'invalid';
   return date;
 }

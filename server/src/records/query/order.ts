@@ -1,5 +1,5 @@
 import { ID_COLUMN } from '@basalt/contract';
-import type { ColumnSchema, TableSchema } from '../../db/schema.js';
+import { isOrderable, type ColumnSchema, type TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import type { OrderParam } from './parse.js';
 
@@ -15,6 +15,7 @@ export function planOrder(table: TableSchema, order: OrderParam[], parameter = '
   const terms = order.map(({ column: name, direction }): OrderTerm => {
     const column = table.columns.get(name);
     if (!column) throw invalidParameter(parameter, `${parameter} names an unknown column "${name}"`);
+    if (!isOrderable(column)) throw invalidParameter(parameter, `${parameter} cannot use "${name}": Postgres cannot sort values of its type, ${column.sqlType}`);
     return { column, direction };
   });
   // id is always the last tie-breaker, in the direction of the last key, so one index on (key, id) serves a keyset.

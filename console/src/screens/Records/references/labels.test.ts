@@ -20,7 +20,7 @@ const table = (name: string, columns: ColumnInfo[], ownerColumn: TableInfo['owne
   rowCount: { value: 0, exact: true },
   columns: [column('id'), ...columns],
   indexes: [],
-  realtime: { captured: true },
+  realtime: { captured: true, streamed: false },
 });
 
 describe('the label of a referenced row', () => {
