@@ -32,6 +32,8 @@ const OLD_TRIGGERS = (table: string, owner: string) => [
 
 const triggersOf = async (table: string) =>
   (await knex.raw<{ rows: Array<{ tgname: string }> }>(`SELECT tgname FROM pg_trigger WHERE tgrelid = ?::regclass AND NOT tgisinternal ORDER BY tgname`, [table])).rows.map((row) => row.tgname);
+const countFunctionOf = async (table: string) =>
+  (await knex.raw<{ rows: Array<{ fn: string }> }>(`SELECT tgfoid::regproc::text AS fn FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname = '_basalt_count_i'`, [table])).rows[0]?.fn;
 const kept = async (table: string) =>
   Object.fromEntries(
     (await knex.raw<{ rows: Array<{ scope: string; n: string }> }>(`SELECT scope, sum(n)::text AS n FROM _basalt_counts WHERE table_name = ? GROUP BY scope HAVING sum(n) <> 0`, [table])).rows.map((row) => [row.scope, Number(row.n)]),
@@ -66,6 +68,8 @@ describe('the write_tracking migration', () => {
     const all = ['_basalt_capture_d', '_basalt_capture_i', '_basalt_capture_t', '_basalt_capture_u', '_basalt_count_d', '_basalt_count_i', '_basalt_count_t'];
     expect(await triggersOf('tasks')).toEqual([...all, '_basalt_count_u'].sort());
     expect(await triggersOf('plain')).toEqual(all);
+    // An owner column's count function names the column; a table without one keeps the generic function.
+    expect([await countFunctionOf('tasks'), await countFunctionOf('plain')]).toEqual(['_basalt_count_user_id', '_basalt_count']);
     expect((await knex('_basalt_counted').orderBy('table_name')).map((row: { table_name: string; owner_column: string }) => [row.table_name, row.owner_column])).toEqual([
       ['plain', ''],
       ['tasks', 'user_id'],
@@ -104,6 +108,7 @@ describe('the write_tracking migration', () => {
     const source = async () => (await knex.raw<{ rows: Array<{ source: string }> }>(`SELECT prosrc AS source FROM pg_proc WHERE proname = '_basalt_count'`)).rows[0]!.source;
     await migrateDownOne(knex);
     expect(await source()).toContain('EXECUTE format');
+    expect(await countFunctionOf('tasks')).toBe('_basalt_count');
     expect(await enabled()).toBe(true);
     expect((await knex.raw(`SELECT to_regclass('_basalt_streamed') AS t`)).rows[0].t).toBeNull();
     await migrate(knex);

@@ -157,10 +157,11 @@ export class TableAdmin {
           // Owner-scoped reads filter on the owner column on every request, in id order by default (admin/ownerIndexes.ts).
           for (const column of columns) if (column.isOwnerColumn) table.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
         });
-        await this.storePolicy(trx, name, policy ?? defaultPolicyFor(ownerColumn ? (ownerColumn.name as 'user_id') : null));
+        const owner = ownerColumnOf(ownerColumn ? [ownerColumn.name] : []);
+        await this.storePolicy(trx, name, policy ?? defaultPolicyFor(owner));
         // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
         // made with psql get the triggers when the cache sees them, tracking/place.ts).
-        await startTracking(trx, name, ownerColumn?.name ?? null);
+        await startTracking(trx, name, owner);
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OwnerColumn } from '@basalt/contract';
 import { quote } from '../db/identifiers.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { notifySchemaChange } from '../db/notifications.js';
@@ -57,7 +58,7 @@ export class TriggerPlacement extends InstallLoop {
   }
 
   /** The table's triggers for this owner column, unless another process put them there meanwhile. */
-  private async place(table: string, ownerColumn: string | null): Promise<boolean> {
+  private async place(table: string, ownerColumn: OwnerColumn | null): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
       await trx.raw(TRACKING_LOCK);
       const present = await trx.raw<{ rows: Array<{ name: string; argument: string }> }>(

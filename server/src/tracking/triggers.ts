@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OwnerColumn } from '@basalt/contract';
 import { quote } from '../db/identifiers.js';
 import { CAPTURE_TRIGGER_NAMES } from '../db/triggerNames.js';
 
@@ -12,13 +13,20 @@ import { CAPTURE_TRIGGER_NAMES } from '../db/triggerNames.js';
  */
 
 
-export function countTriggers(table: string, ownerColumn: string | null): string[] {
+/**
+ * The count function of each owner column (migration `write_tracking`): it names the column in its statement, where the
+ * generic `_basalt_count()` (tables without one) would format the whole row as JSON to find it.
+ */
+const COUNT_FUNCTIONS: Record<OwnerColumn, string> = { user_id: '_basalt_count_user_id', userId: quote('_basalt_count_userId') };
+
+export function countTriggers(table: string, ownerColumn: OwnerColumn | null): string[] {
   const name = quote(table);
-  const argument = `'${(ownerColumn ?? '').replace(/'/g, "''")}'`;
+  const argument = `'${ownerColumn ?? ''}'`;
+  const count = ownerColumn ? COUNT_FUNCTIONS[ownerColumn] : '_basalt_count';
   const statements = [
-    `CREATE TRIGGER _basalt_count_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
-    `CREATE TRIGGER _basalt_count_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
-    `CREATE TRIGGER _basalt_count_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_count(${argument})`,
+    `CREATE TRIGGER _basalt_count_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION ${count}(${argument})`,
+    `CREATE TRIGGER _basalt_count_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION ${count}(${argument})`,
+    `CREATE TRIGGER _basalt_count_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION ${count}(${argument})`,
   ];
   if (ownerColumn) {
     const column = quote(ownerColumn);
@@ -63,7 +71,7 @@ export async function forgetCounts(trx: Knex.Transaction, table: string): Promis
 }
 
 /** Tracks a table created empty in this transaction: its triggers, and its count complete from the start. */
-export async function startTracking(trx: Knex.Transaction, table: string, ownerColumn: string | null): Promise<void> {
+export async function startTracking(trx: Knex.Transaction, table: string, ownerColumn: OwnerColumn | null): Promise<void> {
   await forgetCounts(trx, table);
   for (const statement of [...countTriggers(table, ownerColumn), ...captureTriggers(table)]) await trx.raw(statement);
   await trx.raw(`INSERT INTO _basalt_counted (table_name, owner_column) VALUES (?, ?)`, [table, ownerColumn ?? '']);
@@ -73,7 +81,7 @@ export async function startTracking(trx: Knex.Transaction, table: string, ownerC
  * The table's owner column changes (goes, or another takes its place): its count triggers are replaced at once for
  * the new one, and its counts marked incomplete for the first count (tracking/count.ts) to redo. Capture is untouched.
  */
-export async function retrack(trx: Knex.Transaction, table: string, ownerColumn: string | null): Promise<void> {
+export async function retrack(trx: Knex.Transaction, table: string, ownerColumn: OwnerColumn | null): Promise<void> {
   for (const statement of [...dropCountTriggers(table), ...countTriggers(table, ownerColumn)]) await trx.raw(statement);
   await trx.raw(`DELETE FROM _basalt_counted WHERE table_name = ?`, [table]);
 }
