@@ -14,7 +14,7 @@ import type {
   TypesResult,
 } from '@basalt/contract';
 import { segment, type Http } from './http.js';
-import { Channel, type RealtimeListener, type StreamCredentials } from './realtime.js';
+import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './query.js';
 import type { Send } from './transport.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
@@ -35,11 +35,14 @@ export class AdminClient<DB> {
     private readonly credentials?: StreamCredentials,
   ) {}
 
-  /** Every change of a table, every row whatever its policy (the owner's live view); returns the unsubscribe. */
-  subscribe(table: string, onEvent: RealtimeListener<Record<string, unknown>>): () => void {
+  /**
+   * Every change of a table, every row whatever its policy (the owner's live view); `onStatus` says when the stream is
+   * open (and when it reconnects). Returns the unsubscribe.
+   */
+  subscribe(table: string, onEvent: RealtimeListener<Record<string, unknown>>, onStatus?: RealtimeStatusListener): () => void {
     if (!this.http || !this.credentials) throw new TypeError('this admin client cannot stream');
     const channel = new Channel(this.http, this.credentials, () => ({ path: `${this.tablePath(table)}/realtime`, query: {} }));
-    channel.listeners.add({ table, onEvent });
+    channel.listeners.add({ table, onEvent, ...(onStatus ? { onStatus } : {}) });
     channel.start();
     return () => channel.stop();
   }

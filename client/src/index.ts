@@ -2,7 +2,7 @@ export { createClient, BasaltClient, type ClientOptions } from './client.js';
 export { AuthClient } from './auth.js';
 export { AdminClient, type UserListQuery } from './admin.js';
 export { KeysClient } from './keys.js';
-export type { RealtimeEvent, RealtimeEventType, RealtimeListener } from './realtime.js';
+export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './query.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export { memoryStorage, type StorageAdapter } from './storage.js';

@@ -24,6 +24,13 @@ export interface RealtimeEvent<Row = Record<string, unknown>> {
 
 export type RealtimeListener<Row> = (event: RealtimeEvent<Row>) => void;
 
+/**
+ * Where a subscription's connection is: `open` once the server answered (every change committed from then on is
+ * delivered: what a "live" badge should wait for), `reconnecting` while it is down and being retried.
+ */
+export type RealtimeStatus = 'open' | 'reconnecting';
+export type RealtimeStatusListener = (status: RealtimeStatus) => void;
+
 /** Credentials for the next connection, and the refresh to try when the server says the token expired. */
 export interface StreamCredentials {
   token(): Promise<string | undefined>;
@@ -34,6 +41,7 @@ export interface StreamCredentials {
 interface Listener {
   table: string;
   onEvent: RealtimeListener<Record<string, unknown>>;
+  onStatus?: RealtimeStatusListener;
 }
 
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000];
@@ -108,6 +116,10 @@ export class Channel {
     for (const listener of this.listeners) if (table === null || listener.table === table) listener.onEvent(event);
   }
 
+  private status(status: RealtimeStatus): void {
+    for (const listener of this.listeners) listener.onStatus?.(status);
+  }
+
   private fail(error: ApiError): void {
     this.stopped = true;
     this.emit(null, { type: 'error', table: '', error });
@@ -129,6 +141,7 @@ export class Channel {
           if (error.status !== 429 && error.status < 500) return this.fail(error);
           throw error;
         }
+        this.status('open');
         for await (const event of parseEvents(response.body!)) {
           attempt = 0;
           const data = JSON.parse(event.data) as { table?: string; record?: Record<string, unknown>; error?: { code: string; message: string; details?: Record<string, unknown> } };
@@ -151,6 +164,7 @@ export class Channel {
         if (controller.signal.aborted) continue;
         if (!(error instanceof NetworkError || error instanceof ApiError || error instanceof TypeError)) throw error;
       }
+      this.status('reconnecting');
       await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)]));
     }
   }
@@ -167,8 +181,8 @@ export class Realtime {
     this.shared = new Channel(http, credentials, () => ({ path: '/realtime', query: { tables: [...new Set([...this.shared.listeners].map((listener) => listener.table))].join(',') } }));
   }
 
-  subscribe(table: string, query: Record<string, QueryValue | undefined> | null, onEvent: RealtimeListener<Record<string, unknown>>): () => void {
-    const listener: Listener = { table, onEvent };
+  subscribe(table: string, query: Record<string, QueryValue | undefined> | null, onEvent: RealtimeListener<Record<string, unknown>>, onStatus?: RealtimeStatusListener): () => void {
+    const listener: Listener = { table, onEvent, ...(onStatus ? { onStatus } : {}) };
     if (query === null) {
       const known = [...this.shared.listeners].some((other) => other.table === table);
       this.shared.listeners.add(listener);

@@ -54,6 +54,26 @@ describe('subscribe', () => {
     client.close();
   });
 
+  it('says when the stream is open: a write made right after it is delivered, with no waiting', async () => {
+    const client = live.client();
+    await client.auth.signIn({ email, password: PASSWORD });
+    const events: RealtimeEvent[] = [];
+    const statuses: string[] = [];
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const stop = client.from('todos').subscribe({}, (event) => events.push(event), (status) => {
+      statuses.push(status);
+      if (status === 'open') opened();
+    });
+    await open;
+    await client.from('todos').create({ title: 'at once' });
+    const [event] = await until(() => events, 1);
+    expect(event).toMatchObject({ type: 'insert', record: { title: 'at once' } });
+    expect(statuses).toEqual(['open']);
+    stop();
+    client.close();
+  });
+
   it('shares one connection between unfiltered subscriptions of several tables', async () => {
     const fetch = countingFetch();
     const client = live.client({ fetch });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
+import { eventually } from '../../test-support/wait.js';
+import { ANON } from '../src/policies/caller.js';
 import { anonHeaders, createTable, signUp, startHarness, type Account, type Harness } from './harness.js';
 import { openStream, type TestStream } from './sse.js';
 
@@ -53,6 +55,23 @@ describe('capture on demand', () => {
     await b.services.capture.keep(['notes']);
     expect(await a.services.capture.expire()).toBe(0);
     expect(await capturing('notes')).toBe(true);
+  });
+
+  it("delivers a write committed between the stream's start and the hub's first read of the log", async () => {
+    // What a stream's handler does before its 200 (realtime/routes.ts), then a write its client makes at once, then
+    // the hub's turn: however late that turn comes, the write belongs to the stream.
+    await a.services.capture.want(['notes']);
+    const start = await a.services.hub.position();
+    await write('right after the 200');
+    const sent: string[] = [];
+    const sink = { send: (text: string) => (sent.push(text), true), end: () => undefined };
+    const subscription = { caller: ANON, identity: 'anon:test', surface: 'api' as const, tables: ['notes'], filter: null, columns: null, after: null, start, sink };
+    a.services.hub.add(subscription);
+    try {
+      await eventually(async () => expect(sent.join('')).toContain('right after the 200'));
+    } finally {
+      a.services.hub.drop(subscription);
+    }
   });
 
   it('goes off once nobody kept it past its time, and on again with the next stream', async () => {

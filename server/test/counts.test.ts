@@ -172,7 +172,7 @@ describe('maintained counts', () => {
     expect(await total('/api/busy?limit=1', member)).toBe(VACUUM_AFTER_ROWS * 4);
     const plan = (await sql.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT sum(n) FROM _basalt_counts WHERE table_name = 'busy' AND scope = '*'`)).rows[0]['QUERY PLAN'][0].Plan;
     // Unvacuumed, the read walks the index entries the deleted rows left behind (18 pages or more here, and a bitmap
-    // scan their heap pages too); vacuumed, one to three.
-    expect(plan['Shared Hit Blocks'] + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(6);
+    // scan their heap pages too); vacuumed, one to three (six seen once with the whole suite running beside it).
+    expect(plan['Shared Hit Blocks'] + (plan['Shared Read Blocks'] ?? 0)).toBeLessThan(12);
   });
 });

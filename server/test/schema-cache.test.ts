@@ -210,6 +210,11 @@ describe('DDL by another database role', () => {
       await eventually(async () => {
         expect((await h.request().get('/api/by_other_role').set(owner.auth)).status).toBe(200);
       });
+      // The table's triggers and first count go on in the background: the DROP below waits for them (it would race
+      // their locks, and Postgres would pick one of the three as a deadlock's victim).
+      await eventually(async () => expect(h.services.cache.served('by_other_role')).toMatchObject({ captured: true, counted: true }));
+      await h.services.placement.settled();
+      await h.services.counting.settled();
     } finally {
       await knex.raw('DROP TABLE IF EXISTS by_other_role');
       await knex.raw(`DROP OWNED BY ${role}`);

@@ -46,7 +46,7 @@ export const envelope = (data: Schema, more: Record<string, Schema> = {}, requir
 const ERROR_TEXTS: Record<number, string> = {
   400: 'The request is not valid: `details` names the parameter or field',
   401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
-  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused',
+  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write',
   404: 'No such route, table or record (or a record outside the caller\'s scope)',
   409: 'A conflict: a unique value taken, or a reference that still points at the row',
   413: 'The request body is larger than the limit',

@@ -33,8 +33,14 @@ export interface Subscription {
   filter: FilterSet | null;
   /** The columns each record carries; null: all. */
   columns: readonly string[] | null;
-  /** Resume after this place (Last-Event-ID); null: from now. */
+  /** Resume after this place (Last-Event-ID); null: from `start`. */
   after: Place | null;
+  /**
+   * Where the stream begins when it resumes from nothing (or was reset): the oldest transaction still running when
+   * its 200 went out (`Hub.position`). Every change of that transaction or a later one is delivered, however late
+   * the hub's next read comes. Absent: from the hub's next read.
+   */
+  start?: bigint;
   sink: EventSink;
   /** When the credentials stop being valid (ms); the stream then ends with the 401. */
   expiresAt?: number;
@@ -68,6 +74,8 @@ export class Hub {
   private checkedVersion = -1;
   private closed = false;
   private readonly expiry = new Map<Subscription, NodeJS.Timeout>();
+  /** Per subscriber, the place its live events must come after (what it caught up to, or was resumed from). */
+  private readonly floors = new WeakMap<Subscription, Place>();
   private readonly ended = new WeakSet<Subscription>();
   /** Changes that could not be delivered since start (their table's subscribers got a reset instead): a metric. */
   undeliverable = 0;
@@ -164,23 +172,34 @@ export class Hub {
     this.horizon = next;
   }
 
-  /** A resumed subscriber first gets what it missed, up to where the live ones are; then it is one of them. */
+  /**
+   * A subscriber first gets what it missed, from its resume point (or its start) up to where the hub reads; then it
+   * is one of the live ones, and never gets a change from before that point (the hub may be behind it).
+   */
   private async join(subscription: Subscription): Promise<void> {
+    let from: Place | null = subscription.start === undefined ? null : { xid: subscription.start, id: 0, n: 0 };
     if (subscription.after) {
       // Changes deleted past the retention, or not logged while nobody streamed the table: start over.
       const gone = (await this.log.trimmedPast(subscription.after)) || subscription.after.xid < (await this.deps.capturedSince(subscription.tables));
-      if (gone) {
-        subscription.sink.send(`event: reset\ndata: ${JSON.stringify({ reason: 'The changes after this event id are no longer kept: list again, then subscribe' })}\n\n`);
-      } else {
-        for (let after = subscription.after; ; ) {
-          const missed = await this.log.since(after, this.horizon!, subscription.tables);
-          await this.deliver(missed, [subscription]);
-          if (missed.length === 0 || this.ended.has(subscription)) break;
-          after = missed[missed.length - 1]!;
-        }
+      if (gone) subscription.sink.send(`event: reset\ndata: ${JSON.stringify({ reason: 'The changes after this event id are no longer kept: list again, then subscribe' })}\n\n`);
+      else from = subscription.after;
+    }
+    if (from) {
+      this.floors.set(subscription, from);
+      for (let after = from; ; ) {
+        const missed = await this.log.since(after, this.horizon!, subscription.tables);
+        await this.deliver(missed, [subscription]);
+        if (missed.length === 0 || this.ended.has(subscription)) break;
+        after = missed[missed.length - 1]!;
+        this.floors.set(subscription, after);
       }
     }
     if (!this.ended.has(subscription)) this.live.add(subscription);
+  }
+
+  /** Where a stream opened now begins: the oldest transaction still running (see `Subscription.start`). */
+  position(): Promise<bigint> {
+    return this.log.horizon();
   }
 
   /** After a schema change: policies and key revocations apply to open streams at once. */
@@ -245,8 +264,9 @@ export class Hub {
         this.drop(subscriber, error instanceof ApiError ? error : undefined);
         continue;
       }
+      const floor = this.floors.get(subscriber);
       changes.forEach((change, index) => {
-        if (!scopes.has(change.table)) return;
+        if (!scopes.has(change.table) || (floor && !isAfter(change, floor))) return;
         if (undeliverable.has(index)) {
           if (!subscriber.sink.send(undeliverableText(change))) this.drop(subscriber);
           return;

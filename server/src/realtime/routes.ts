@@ -103,9 +103,11 @@ export function streamHandler(deps: RealtimeDeps, surface: 'api' | 'admin', tabl
     if (mine >= deps.streamsPerCaller) {
       throw new ApiError('RATE_LIMITED', `At most ${deps.streamsPerCaller} open streams per caller: close one first`, { limit: 'realtimeStreamsPerCaller', retryAfter: 5 });
     }
-    // Only a captured table has its changes logged: from here on every write to them is.
+    // Only a captured table has its changes logged: from here on every write to them is; and the stream begins with
+    // the oldest transaction still running, so a write its client makes after the 200 is never taken for history.
     await deps.capture.want(shape.tables);
-    const subscription: Subscription = { caller, identity, surface, ...shape, after, sink: openEventStream(res) };
+    const start = await deps.hub.position();
+    const subscription: Subscription = { caller, identity, surface, ...shape, after, start, sink: openEventStream(res) };
     if (caller.kind === 'user' && caller.expiresAt !== undefined) subscription.expiresAt = caller.expiresAt;
     res.on('close', () => deps.hub.drop(subscription));
     deps.hub.add(subscription);

@@ -86,6 +86,10 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
             <span className="live-dot" aria-hidden="true" />
             Live
           </span>
+        ) : live.status === 'connecting' ? (
+          <span className="live-badge live-stopped" role="status" title="Rows written by others show up here once the live stream is open">
+            Connecting…
+          </span>
         ) : (
           <span className="live-badge live-stopped" role="status" title={live.reason}>
             Live updates stopped
