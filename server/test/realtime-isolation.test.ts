@@ -16,12 +16,14 @@ let owner: Account;
 let member: Account;
 const streams: TestStream[] = [];
 
+const METRICS_TOKEN = 'isolation-metrics-token';
+
 // Every alias the trigger function uses, and the ones the old one did, as column names.
 const ALIAS_COLUMNS = ['n', 'o', 'r', 'w', 's', 'scope', 'basalt_row', 'written', 'removed', 'logged'];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  a = await startHarness({ database });
+  a = await startHarness({ database, metricsToken: METRICS_TOKEN });
   b = await startHarness({ database });
   owner = await signUp(a);
   member = await signUp(a);
@@ -109,6 +111,8 @@ describe('a change that cannot be delivered', () => {
     const mixed = await both.waitFor(4);
     expect(mixed.map((event) => `${event.event} ${(event.data as { table: string }).table}`)).toEqual(['reset poisoned', 'reset poisoned', 'insert poisoned', 'insert healthy']);
     expect(a.services.hub.undeliverable - before).toBe(2);
+    const metrics = await a.request().get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(metrics.text).toMatch(new RegExp(`^basalt_realtime_undeliverable_changes_total ${a.services.hub.undeliverable}$`, 'm'));
     // The reset's id is the change's place: a resume after it does not meet it again.
     const resumed = await stream(b, '/realtime/poisoned', { ...anonHeaders(b), 'last-event-id': seen[1]!.id! });
     const again = await resumed.waitFor(1);
