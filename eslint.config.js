@@ -2,6 +2,50 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+// The rooms of server/src and what each may import (docs/architecture.md, "Rules the linter holds").
+const ROUTE_FILES = ['server/src/**/routes.ts', 'server/src/app.ts', 'server/src/serve.ts'];
+const HTTP = {
+  group: ['**/http/*'],
+  message: 'Only route files (routes.ts, app.ts, serve.ts) use http/: domain code throws ApiError (errors.ts) and returns plain values.',
+};
+const RECORDS_FACE = {
+  group: ['**/records/*', '**/records/*/**', '!**/records/index.js'],
+  message: "Other rooms use the record pipeline through records/index.js, its face, not its internal files.",
+};
+const RECORDS_FACE_OR_ROUTES = { ...RECORDS_FACE, group: [...RECORDS_FACE.group, '!**/records/routes.js'] };
+const RECORDS_BELOW = {
+  group: ['**/realtime/*', '**/openapi/*', '**/ops/*', '**/admin/*', '**/tracking/*'],
+  message: 'records/ is below realtime, openapi, ops, admin and tracking: they import it, never the reverse.',
+};
+const TRACKING_ON_DB = {
+  group: ['../*/**', '!../db/**', '../*.js', '!../errors.js'],
+  message: 'tracking/ (the write triggers, their installers, capture on demand) builds on db/ alone.',
+};
+const POLICIES_PURE = {
+  group: ['../*/**', '!../db/schema.js', '../*.js', '!../errors.js'],
+  message: 'policies/ is the one access decision: pure, on the schema cache\'s types and errors only.',
+};
+
+function restrict(files, patterns, ignores = []) {
+  return { files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
+function serverLayers() {
+  const rooms = ['server/src/records/**', 'server/src/tracking/**', 'server/src/policies/**', 'server/src/http/**'];
+  return [
+    restrict(['server/src/records/**/*.ts'], [HTTP, RECORDS_BELOW], ['server/src/records/routes.ts']),
+    restrict(['server/src/records/routes.ts'], [RECORDS_BELOW]),
+    restrict(['server/src/tracking/**/*.ts'], [HTTP, TRACKING_ON_DB]),
+    restrict(['server/src/policies/**/*.ts'], [HTTP, POLICIES_PURE]),
+    restrict(['server/src/**/*.ts'], [HTTP, RECORDS_FACE], [...rooms, ...ROUTE_FILES]),
+    restrict(ROUTE_FILES, [RECORDS_FACE_OR_ROUTES], rooms),
+    // Server tests talk to the server over HTTP and read its sources; the client's and console's are not theirs.
+    restrict(['server/test/**/*.ts', 'server/src/**/*.test.ts', 'bench/**/*.ts', 'test-support/**/*.ts'], [
+      { group: ['**/client/src/**', '**/console/src/**', '@basalt/client'], message: 'Server tests and the bench share code through @basalt/contract or test-support/, not the client or console sources.' },
+    ]),
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'test-results/**', 'playwright-report/**', '.data/**'] },
   js.configs.recommended,
@@ -35,23 +79,8 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    files: ['server/src/**/*.ts'],
-    ignores: ['server/src/**/routes.ts', 'server/src/app.ts', 'server/src/serve.ts', 'server/src/http/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/http/*'],
-              message: 'Only route files (routes.ts, app.ts, serve.ts) use http/: domain code throws ApiError (errors.ts) and returns plain values.',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // server/src: each file is in exactly one of these blocks (a later block's rule would replace an earlier one's).
+  ...serverLayers(),
   {
     files: ['server/src/http/**/*.ts'],
     rules: {

@@ -15,7 +15,7 @@ import type {
 } from '@basalt/contract';
 import { segment, type Http } from './http.js';
 import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
-import { TableClient, type AdminTableClient } from './query.js';
+import { TableClient, type AdminTableClient } from './tableClient.js';
 import type { Send } from './transport.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 

@@ -2,9 +2,9 @@ import type { AuthResult, AuthSettings, AuthUser, Credentials, DataResponse, Pro
 import { ApiError } from './errors.js';
 import { segment } from './http.js';
 import { KeysClient } from './keys.js';
-import { decodeJwtPayload } from './token.js';
-import type { AuthChangeListener, SessionManager } from './refresh.js';
-import type { Session } from './session.js';
+import { decodeJwtPayload } from './session/accessToken.js';
+import type { AuthChangeListener, SessionManager } from './session/sessionManager.js';
+import type { Session } from './session/session.js';
 import type { Send } from './transport.js';
 
 /** Accounts and the session: sign-up, sign-in, sign-out, the profile, and notifications when the session changes. */

@@ -1,14 +1,14 @@
 import { AdminClient } from './admin.js';
 import { AuthClient } from './auth.js';
 import { Http, type FetchLike } from './http.js';
-import { webLocks, type LockManagerLike } from './lock.js';
-import { TableClient } from './query.js';
-import { SessionManager } from './refresh.js';
-import { SessionStore, browserLocalStorage, resolveStorage, type StorageAdapter } from './storage.js';
-import { TabSync } from './sync.js';
-import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
-import { authorizedSender, keySender, publicSender, type Send } from './transport.js';
 import { Realtime, type StreamCredentials } from './realtime.js';
+import { webLocks, type LockManagerLike } from './session/refreshLock.js';
+import { SessionManager } from './session/sessionManager.js';
+import { SessionStorage, browserLocalStorage, resolveStorage, type StorageAdapter } from './session/storage.js';
+import { TabSync } from './session/tabSync.js';
+import { TableClient } from './tableClient.js';
+import { authorizedSender, keySender, publicSender, type Send } from './transport.js';
+import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
 
 export interface ClientOptions {
   /**
@@ -83,7 +83,7 @@ export class BasaltClient<DB = UntypedDatabase> {
         : undefined;
     this.sessions = new SessionManager({
       http,
-      store: new SessionStore(adapter, this.storageKey),
+      storage: new SessionStorage(adapter, this.storageKey),
       locks: options.locks === false ? undefined : (options.locks ?? webLocks()),
       sync: this.sync,
       // One lock per stored session: two projects on one origin never wait for each other.

@@ -3,13 +3,13 @@ export { AuthClient } from './auth.js';
 export { AdminClient, type UserListQuery } from './admin.js';
 export { KeysClient } from './keys.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
-export { TableClient, type AdminTableClient } from './query.js';
+export { TableClient, type AdminTableClient } from './tableClient.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
-export { memoryStorage, type StorageAdapter } from './storage.js';
-export type { Session, AuthChangeEvent } from './session.js';
-export type { AuthChangeListener } from './refresh.js';
+export { memoryStorage, type StorageAdapter } from './session/storage.js';
+export type { Session, AuthChangeEvent } from './session/session.js';
+export type { AuthChangeListener } from './session/sessionManager.js';
 export type { FetchLike } from './http.js';
-export type { LockManagerLike } from './lock.js';
+export type { LockManagerLike } from './session/refreshLock.js';
 export type {
   AnyOperators,
   BooleanOperators,

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, TOKEN_EXPIRED_REASON, type ErrorCode } from '@basalt/contract';
+import { ERROR_STATUS, TOKEN_EXPIRED_REASON, parseEvents, type ErrorCode } from '@basalt/contract';
 import { ApiError, NetworkError, errorFromResponse } from './errors.js';
 import type { Http, QueryValue } from './http.js';
 
@@ -45,43 +45,6 @@ interface Listener {
 }
 
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 5_000, 10_000];
-
-export interface ParsedEvent {
-  id?: string;
-  event: string;
-  data: string;
-}
-
-/** The events of a Server-Sent Events body, as a browser's EventSource parses them (comments skipped). */
-export async function* parseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ParsedEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event: ParsedEvent = { event: 'message', data: '' };
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line === '' || line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') event.id = text;
-        else if (field === 'event') event.event = text;
-        else if (field === 'data') data.push(text);
-      }
-      if (data.length === 0) continue;
-      event.data = data.join('\n');
-      yield event;
-    }
-  }
-}
 
 /** One streaming connection and the listeners it feeds. */
 export class Channel {

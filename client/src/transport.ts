@@ -1,7 +1,7 @@
 import { TOKEN_EXPIRED_REASON } from '@basalt/contract';
 import { ApiError } from './errors.js';
 import type { Http, HttpRequest } from './http.js';
-import type { SessionManager } from './refresh.js';
+import type { SessionManager } from './session/sessionManager.js';
 
 export type SendRequest = Omit<HttpRequest, 'accessToken' | 'credentials'>;
 

@@ -1,3 +1,5 @@
+import type { CountMode, NULL_TESTS, Operator, OrderDirection } from '@basalt/contract';
+
 /**
  * The shape `GET /admin/types` generates, and the one type parameter of `createClient`:
  *
@@ -41,7 +43,7 @@ export type FilterValue<V> =
         : string | number | boolean | Date;
 
 /** `is` tests: NULL or not NULL on every column, true/false on boolean columns. */
-export type IsTest = null | 'null' | 'notnull';
+export type IsTest = null | (typeof NULL_TESTS)[number];
 
 /** Operators of integer, real and timestamp columns; text columns add patterns and search. */
 export interface RangeOperators<T> {
@@ -51,7 +53,7 @@ export interface RangeOperators<T> {
   gte?: T;
   lt?: T;
   lte?: T;
-  /** 1 to 100 values. */
+  /** 1 to `MAX_LIST_VALUES` (@basalt/contract) values. */
   in?: readonly T[];
   nin?: readonly T[];
   is?: IsTest;
@@ -82,6 +84,12 @@ export interface AnyOperators extends Omit<TextOperators<string | number | boole
   is?: IsTest | boolean;
 }
 
+// The interfaces above type each operator's value per column kind, which the contract's lists cannot; this keeps their
+// names exactly the contract's operators, so one added or renamed there fails the build here.
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type _OperatorNamesAreTheContracts = Holds<SameNames<keyof AnyOperators, Operator>>;
+
 type ColumnKind<V> = unknown extends V
   ? 'any'
   : NonNullable<V> extends boolean
@@ -107,10 +115,10 @@ export type Condition<V> = FilterValue<V> | null | Operators<V>;
 export type Filter<Row> = { [K in keyof Row & string]?: Condition<Row[K]> };
 
 /** `column.asc` or `column.desc`; pass an array to order by several columns. */
-export type OrderTerm<Row> = `${keyof Row & string}.${'asc' | 'desc'}`;
+export type OrderTerm<Row> = `${keyof Row & string}.${OrderDirection}`;
 
-/** `exact` (the default), `estimated` (exact below 100,000 rows, else the planner's estimate), `none` (no total). */
-export type CountMode = 'exact' | 'estimated' | 'none';
+// The contract names the count modes; re-exported because apps import `CountMode` from the client.
+export type { CountMode };
 
 /** The relations a table's `select` can embed (`Relationships` of the generated type), and the database around them. */
 export interface Relations<DB = UntypedDatabase, Rels = UntypedRelationships> {
@@ -136,7 +144,7 @@ export type EmbedSelection<R> =
 export type Selection<Row, R = Relations> = '*' | readonly ((keyof Row & string) | EmbedSelection<R>)[];
 
 export interface TableListQuery<Row = UntypedRow> {
-  /** Page size; the server's default is 20 and values above 100 are clamped to 100. */
+  /** Page size; the server's default is `DEFAULT_LIMIT` and values above `MAX_LIMIT` are clamped to it (@basalt/contract). */
   limit?: number;
   /** Rows to skip; not with `after`. */
   offset?: number;
@@ -148,6 +156,10 @@ export interface TableListQuery<Row = UntypedRow> {
   embedOptions?: Record<string, { order?: string; limit?: number }>;
   /** The `next` of the previous page. */
   after?: string | null;
+  /**
+   * `exact` (the default), `estimated` (exact below `EXACT_COUNT_LIMIT` matching rows, else the planner's estimate),
+   * `none` (no total).
+   */
   count?: CountMode;
 }
 

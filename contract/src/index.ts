@@ -6,3 +6,5 @@ export * from './names.js';
 export * from './accounts.js';
 export * from './operations.js';
 export * from './cors.js';
+export * from './query.js';
+export * from './sse.js';

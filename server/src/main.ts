@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { openDatabase, resolveSecret } from './database.js';
 import { serve, SHUTDOWN_TIMEOUT_MS } from './serve.js';
-import { runPrimary, WORKER_ENV } from './cluster.js';
+import { runPrimary, WORKER_ENV } from './workers.js';
 
 function fail(message: string): never {
   console.error(`basalt: ${message}`);

@@ -1,6 +1,6 @@
-import { parseEvents } from '../../client/src/realtime.js';
+import { parseEvents } from '@basalt/contract';
 
-/** A Server-Sent Events client for tests: real HTTP (fetch streaming), events parsed by the client library's parser. */
+/** A Server-Sent Events client for tests: real HTTP (fetch streaming), events parsed by the parser the client uses. */
 
 export interface StreamEvent {
   id?: string;

@@ -1,4 +1,4 @@
-import type { LockManagerLike } from '../../src/lock.js';
+import type { LockManagerLike } from '../../src/session/refreshLock.js';
 
 interface Entry {
   callback: (lock: unknown) => Promise<unknown>;

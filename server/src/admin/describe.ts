@@ -3,7 +3,7 @@ import type { ColumnInfo, IndexInfo, TableInfo } from '@basalt/contract';
 import { listIndexes } from './indexes.js';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 
-import { EXACT_COUNT_LIMIT } from '../records/query/plan.js';
+import { EXACT_COUNT_LIMIT } from '@basalt/contract';
 
 const LITERAL = /^'((?:[^']|'')*)'(?:::[a-z ]+)?$/s;
 const NUMBER = /^\(?(-?[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)\)?(?:::[a-z ]+)?$/i;

@@ -11,7 +11,7 @@ import {
 } from '@basalt/contract';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { defaultPolicyFor, type TableSchema } from '../db/schema.js';
-import { administeredTable } from '../records/authorize.js';
+import { administeredTable } from '../records/index.js';
 import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
 import type { ColumnPlan } from './definitions.js';

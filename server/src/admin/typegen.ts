@@ -1,6 +1,6 @@
 import { TIMESTAMP_COLUMNS, type ColumnType } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
-import { embedNameOf } from '../records/embed/plan.js';
+import { embedNameOf } from '../records/index.js';
 
 const TS_TYPES: Record<ColumnType, string> = {
   text: 'string',

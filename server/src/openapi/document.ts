@@ -1,5 +1,5 @@
 import type { TableSchema } from '../db/schema.js';
-import { authorize } from '../policies/authorize.js';
+import { decideAccess } from '../policies/access.js';
 import { isOwner, type Caller } from '../policies/caller.js';
 import { adminPaths, operationPaths } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
@@ -26,7 +26,7 @@ export interface DocumentOptions {
 }
 
 function accessOf(table: TableSchema, caller: Caller): TableAccess {
-  return { read: authorize(table.effectivePolicy, caller, 'read').allowed, write: authorize(table.effectivePolicy, caller, 'write').allowed };
+  return { read: decideAccess(table, caller, 'read', 'api').allowed, write: decideAccess(table, caller, 'write', 'api').allowed };
 }
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */

@@ -3,7 +3,8 @@ import { API_KEY_NAME_MAX_LENGTH, coerceColumnValue, EMAIL_MAX_LENGTH, INTEGER_R
 import { describe, expect, it } from 'vitest';
 import { parseKeyExpiry } from '../auth/keys/service.js';
 import { parseCredentials, parseKeyInput, parseRefreshBody } from '../auth/validation.js';
-import { MAX_LIST_VALUES, parseOrder, parseValueList } from '../records/query/parse.js';
+import { MAX_LIST_VALUES } from '@basalt/contract';
+import { parseOrder, parseValueList } from '../records/index.js';
 import { digitsAtMost, EMAIL, FINITE_REAL, integerText, listOf, noneOf, orderPattern, passwordPattern, textListItems, TIMESTAMP_TEXT, trimmedUnitsText, unitsText } from './patterns.js';
 
 /**

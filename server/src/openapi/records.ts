@@ -1,4 +1,4 @@
-import { MAX_BULK_RECORDS } from '../records/parse.js';
+import { MAX_BULK_RECORDS } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { envelope, jsonBody, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
 import { bodySchema, componentName, filterParameters, listParameters, listSchema, recordSchema, selectParameters, type Readable } from './tables.js';

@@ -3,6 +3,7 @@ import type { KeyService } from '../auth/keys/service.js';
 import type { TokenService } from '../auth/tokens.js';
 import { resolveCaller } from '../auth/credentials.js';
 import type { SchemaCache } from '../db/schemaCache.js';
+import { currentSchema } from '../db/fresh.js';
 import { audienceOf, buildDocument, type DocumentOptions } from './document.js';
 
 /**
@@ -16,9 +17,8 @@ export function openApiRoute(deps: { cache: SchemaCache; tokens: TokenService; k
   return async (req, res) => {
     const resolved = resolveCaller(req, deps.tokens, deps.keys);
     const caller = (req.caller = resolved instanceof Promise ? await resolved : resolved);
-    await deps.cache.whenFresh();
     // A process that missed a schema notification still answers with the schema as it is now.
-    if (await deps.cache.isStale()) await deps.cache.reload();
+    await currentSchema(deps.cache);
     if (deps.cache.loadCount !== generation) {
       built.clear();
       generation = deps.cache.loadCount;

@@ -1,8 +1,7 @@
-import { DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, MAX_LIMIT, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import { isOrderable, type ColumnSchema, type TableSchema } from '../db/schema.js';
-import { OPERATORS_BY_TYPE } from '../records/query/plan.js';
-import { COUNT_MODES, IS_VALUES, MAX_LIST_VALUES, RESERVED_PARAMETERS } from '../records/query/parse.js';
-import { embedNameOf } from '../records/embed/plan.js';
+import { forcedOwnerColumn, type Surface } from '../policies/access.js';
+import { embedNameOf } from '../records/index.js';
 import { orderPattern, textListItems, wholeNumber } from './patterns.js';
 import { int, nullable, object, ref, str, type Schema } from './schema.js';
 import { NO_NUL } from './values.js';
@@ -103,8 +102,8 @@ function writable(table: TableSchema, forcedOwner: string | null): ColumnSchema[
 }
 
 /** The body of a create (`required`: not null, no default) or of an upsert (every key optional). */
-export function bodySchema(table: TableSchema, surface: 'api' | 'admin', kind: 'insert' | 'update'): Schema {
-  const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+export function bodySchema(table: TableSchema, surface: Surface, kind: 'insert' | 'update'): Schema {
+  const forcedOwner = forcedOwnerColumn(table, surface);
   const columns = writable(table, forcedOwner);
   const properties: Record<string, Schema> = Object.fromEntries(columns.map((column) => [column.name, withNull(column, inputSchema(column))]));
   // Under owner-scoped the owner column is set to the caller whatever the body says: any value is accepted and ignored.
@@ -180,11 +179,11 @@ export function filterParameterComponents(table: TableSchema): Record<string, Sc
   const key = (column: string, op?: string) => componentName(table.name, `${column.replace(/[^A-Za-z0-9_-]/g, '_')}${op ? `.${op}` : ''}`);
   for (const column of table.columnList) {
     const value = filterSchema(column);
-    if (!RESERVED_PARAMETERS.has(column.name)) parameters[key(column.name)] = parameter(column.name, value, `${column.name} equal to (coerced to ${column.type})`);
+    if (!(RESERVED_PARAMETERS as readonly string[]).includes(column.name)) parameters[key(column.name)] = parameter(column.name, value, `${column.name} equal to (coerced to ${column.type})`);
     for (const op of OPERATORS_BY_TYPE[column.type]) {
       const schema =
         op === 'is'
-          ? str({ enum: column.type === 'boolean' ? [...IS_VALUES] : ['null', 'notnull'] })
+          ? str({ enum: column.type === 'boolean' ? [...IS_VALUES] : [...NULL_TESTS] })
           : op === 'in' || op === 'nin'
             ? valueList(column)
             : value;

@@ -1,5 +1,4 @@
-import { INTEGER_RANGES, MAX_TIMESTAMP_MILLIS, MIN_TIMESTAMP_MILLIS } from '@basalt/contract';
-import { MAX_LIST_VALUES } from '../records/query/parse.js';
+import { INTEGER_RANGES, MAX_LIST_VALUES, MAX_TIMESTAMP_MILLIS, MIN_TIMESTAMP_MILLIS } from '@basalt/contract';
 import { FINITE_REAL, integerText, listOf, TIMESTAMP_TEXT } from './patterns.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { parseTarget } from '../records/parse.js';
+import { parseTarget } from '../records/index.js';
 
 /**
  * The route a finished request is counted under: a template, never a value from the path, so no request can make a

@@ -6,7 +6,7 @@ import type { Overview } from '@basalt/contract';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import type { Hub } from '../realtime/hub.js';
-import { answerPrimary, gatherFromPrimary, type GatherKind } from './cluster.js';
+import { answerPrimary, gatherFromPrimary, type GatherKind } from './gather.js';
 import { ProcessMetrics, type SignInOutcome } from './metrics.js';
 import { RouteLabeler } from './routeLabel.js';
 import { combineTraffic, NOT_SIGN_IN, SIGN_IN_ACCEPTED, SIGN_IN_REFUSED, TrafficRing, type SignIn } from './traffic.js';
@@ -50,7 +50,7 @@ function isEventStream(res: Response): boolean {
 /**
  * What one process knows about itself for operators: the overview's traffic ring, the Prometheus metrics (when
  * METRICS_TOKEN is set), readiness. Fed by one hook per finished response; with WORKERS=N, `overview()` and
- * `metricsText()` answer for every worker through the primary (ops/cluster.ts).
+ * `metricsText()` answer for every worker through the primary (ops/gather.ts).
  */
 export class Telemetry {
   readonly traffic = new TrafficRing();

@@ -1,15 +1,16 @@
 import type pg from 'pg';
 import type { SchemaCache } from '../db/schemaCache.js';
-import type { TableSchema } from '../db/schema.js';
-import { ApiError, forbidden, notFound, tokenExpired } from '../errors.js';
-import { authorize } from '../policies/authorize.js';
+import { ApiError, tokenExpired } from '../errors.js';
+import type { Surface } from '../policies/access.js';
 import type { Caller } from '../policies/caller.js';
-import { convertIsolated, type FilterSet } from './convert.js';
-import { ChangeLog, eventIdOf, isAfter, type Change, type Place } from './log.js';
+import type { FilterSet } from './changeRows.js';
+import { FanOut } from './fanout.js';
+import { ChangeLog, isAfter, type Place } from './log.js';
 
 /**
- * One per process: reads the change log once for all of its subscribers (every 50 ms while it has any), converts each
- * table's changes once, and delivers each change to the subscribers its policy, scope and filters let see it.
+ * One per process: the subscribers, and the log read once for all of them (every 50 ms while it has any); each batch
+ * goes to the fan-out (realtime/fanout.ts), which delivers each change to the subscribers its policy, scope and
+ * filters let see it.
  */
 
 export const POLL_MS = 50;
@@ -27,7 +28,7 @@ export interface Subscription {
   caller: Caller;
   /** Who counts against the per-caller limit: the user, or anon by address. */
   identity: string;
-  surface: 'api' | 'admin';
+  surface: Surface;
   tables: readonly string[];
   /** Filters of a one-table subscription (a list's conditions); none for several tables. */
   filter: FilterSet | null;
@@ -58,8 +59,6 @@ export interface HubDeps {
   onError?: (error: unknown) => void;
 }
 
-const eventText = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-const EVENT_NAMES = { i: 'insert', u: 'update', d: 'delete' } as const;
 
 export class Hub {
   private readonly log: ChangeLog;
@@ -77,11 +76,16 @@ export class Hub {
   /** Per subscriber, the place its live events must come after (what it caught up to, or was resumed from). */
   private readonly floors = new WeakMap<Subscription, Place>();
   private readonly ended = new WeakSet<Subscription>();
-  /** Changes that could not be delivered since start (their table's subscribers got a reset instead): a metric. */
-  undeliverable = 0;
+  private readonly fanOut: FanOut;
 
   constructor(private readonly deps: HubDeps) {
     this.log = new ChangeLog(deps.pool);
+    this.fanOut = new FanOut(deps, (subscriber, error) => this.drop(subscriber, error), (subscriber) => this.floors.get(subscriber));
+  }
+
+  /** Changes that could not be delivered since start (their table's subscribers got a reset instead): a metric. */
+  get undeliverable(): number {
+    return this.fanOut.undeliverable;
   }
 
   /** Shut down: new streams are refused (503) so their clients retry on another process. */
@@ -167,7 +171,7 @@ export class Hub {
     const tables = [...new Set([...this.live].flatMap((subscriber) => subscriber.tables))];
     const { changes, next } = await this.log.read(this.horizon, tables);
     const fresh = this.last ? changes.filter((change) => isAfter(change, this.last!)) : changes;
-    await this.deliver(fresh, [...this.live]);
+    await this.fanOut.deliver(fresh, [...this.live]);
     if (changes.length > 0) this.last = changes[changes.length - 1]!;
     this.horizon = next;
   }
@@ -188,7 +192,7 @@ export class Hub {
       this.floors.set(subscription, from);
       for (let after = from; ; ) {
         const missed = await this.log.since(after, this.horizon!, subscription.tables);
-        await this.deliver(missed, [subscription]);
+        await this.fanOut.deliver(missed, [subscription]);
         if (missed.length === 0 || this.ended.has(subscription)) break;
         after = missed[missed.length - 1]!;
         this.floors.set(subscription, after);
@@ -208,99 +212,10 @@ export class Hub {
     for (const subscriber of [...this.subscribers()]) {
       try {
         subscriber.caller = await this.deps.confirmCaller(subscriber.caller);
-        for (const name of subscriber.tables) this.access(subscriber, this.deps.cache.served(name), name);
+        for (const name of subscriber.tables) this.fanOut.access(subscriber, this.deps.cache.served(name), name);
       } catch (error) {
         this.drop(subscriber, error instanceof ApiError ? error : undefined);
       }
     }
   }
-
-  /** Whether the subscriber may read the table now, and the owner scope it reads under; throws the refusal. */
-  private access(subscriber: Subscription, table: TableSchema | undefined, name: string): { ownerColumn: string; userId: string } | null {
-    if (!table) throw notFound(`No table ${name}`);
-    if (subscriber.surface === 'admin') return null;
-    const decision = authorize(table.effectivePolicy, subscriber.caller, 'read');
-    if (!decision.allowed) {
-      throw forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to read it`, { table: table.name, policy: table.effectivePolicy, operation: 'read' });
-    }
-    return decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
-  }
-
-  private async deliver(changes: readonly Change[], subscribers: readonly Subscription[]): Promise<void> {
-    if (changes.length === 0) return;
-    const byTable = new Map<string, number[]>();
-    changes.forEach((change, index) => {
-      const indexes = byTable.get(change.table);
-      if (indexes) indexes.push(index);
-      else byTable.set(change.table, [index]);
-    });
-    const rows: Array<Record<string, unknown> | null> = changes.map(() => null);
-    const matches = new Map<string, Map<number, boolean>>();
-    // A change one table's rows cannot be read back from costs its own table's subscribers (a reset), never the rest.
-    const undeliverable = new Set<number>();
-    for (const [table, indexes] of byTable) {
-      const filters = new Map<string, FilterSet>();
-      for (const subscriber of subscribers) if (subscriber.filter && subscriber.tables.includes(table)) filters.set(subscriber.filter.key, subscriber.filter);
-      const converted = await convertIsolated(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
-      indexes.forEach((index, position) => (rows[index] = converted.rows[position] ?? null));
-      for (const position of converted.undeliverable) undeliverable.add(indexes[position]!);
-      if (converted.undeliverable.length > 0) {
-        this.undeliverable += converted.undeliverable.length;
-        this.deps.onError?.(new Error(`realtime: ${converted.undeliverable.length} change(s) of ${table} could not be delivered (${converted.reason}); its subscribers got a reset event`));
-      }
-      for (const [key, verdicts] of converted.matches) {
-        const into = matches.get(key) ?? new Map<number, boolean>();
-        indexes.forEach((index, position) => into.set(index, verdicts[position]!));
-        matches.set(key, into);
-      }
-    }
-    // An event's text depends on the change and the columns asked, not on who gets it: built once per pair.
-    const texts = new Map<string, string | null>();
-    for (const subscriber of subscribers) {
-      let scopes: Map<string, { ownerColumn: string; userId: string } | null>;
-      try {
-        scopes = new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name)]));
-      } catch (error) {
-        this.drop(subscriber, error instanceof ApiError ? error : undefined);
-        continue;
-      }
-      const floor = this.floors.get(subscriber);
-      changes.forEach((change, index) => {
-        if (!scopes.has(change.table) || (floor && !isAfter(change, floor))) return;
-        if (undeliverable.has(index)) {
-          if (!subscriber.sink.send(undeliverableText(change))) this.drop(subscriber);
-          return;
-        }
-        const row = rows[index] ?? null;
-        if (!this.sees(subscriber, change, row, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
-        const key = `${index}|${subscriber.columns?.join(',') ?? '*'}`;
-        let text = texts.get(key);
-        if (text === undefined) texts.set(key, (text = eventOf(change, row, subscriber.columns)));
-        if (text !== null && !subscriber.sink.send(text)) this.drop(subscriber);
-      });
-    }
-  }
-
-  /** Whether the subscriber may see this change: its owner scope and its filters (the policy was checked above). */
-  private sees(subscriber: Subscription, change: Change, row: Record<string, unknown> | null, scope: { ownerColumn: string; userId: string } | null, matched: boolean | undefined): boolean {
-    if (change.op === 't') return true;
-    if (!row) return false;
-    if (scope && String(row[scope.ownerColumn]) !== scope.userId) return false;
-    return !subscriber.filter || matched === true;
-  }
-}
-
-/** What a subscriber gets for a change it may have missed: a reset of that table (list it again), in the change's place. */
-function undeliverableText(change: Change): string {
-  return eventText(eventIdOf(change), 'reset', { table: change.table, reason: 'A change of this table could not be delivered: list it again' });
-}
-
-/** The text of a change's event: a reset (truncate), a delete (`{ id }`), or the row narrowed to `columns`. */
-function eventOf(change: Change, row: Record<string, unknown> | null, columns: readonly string[] | null): string | null {
-  const id = eventIdOf(change);
-  if (change.op === 't') return eventText(id, 'reset', { table: change.table });
-  if (!row) return null;
-  if (change.op === 'd') return eventText(id, 'delete', { table: change.table, record: { id: row.id } });
-  const record = columns ? Object.fromEntries(columns.map((column) => [column, row[column]])) : row;
-  return eventText(id, EVENT_NAMES[change.op], { table: change.table, record });
 }

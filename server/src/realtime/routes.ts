@@ -4,14 +4,12 @@ import { resolveCaller } from '../auth/credentials.js';
 import type { KeyService } from '../auth/keys/service.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
-import { ApiError, forbidden, invalidParameter, notFound } from '../errors.js';
-import { authorize } from '../policies/authorize.js';
+import { ApiError, invalidParameter, notFound } from '../errors.js';
+import { requireAccess, type Surface } from '../policies/access.js';
 import type { Caller } from '../policies/caller.js';
-import { answerFresh } from '../records/fresh.js';
-import { queryBytesOf } from '../records/parse.js';
-import { parseListParams, single, type QueryParams } from '../records/query/parse.js';
-import { planListQuery } from '../records/query/plan.js';
-import { filterKeyOf } from './convert.js';
+import { answerFresh } from '../db/fresh.js';
+import { parseListParams, planConditions, planSelection, queryBytesOf, single, type QueryParams } from '../records/index.js';
+import { filterKeyOf } from './changeRows.js';
 import type { Hub, Subscription } from './hub.js';
 import { placeOf, type Place } from './log.js';
 import { openEventStream } from './stream.js';
@@ -32,7 +30,6 @@ export interface RealtimeDeps {
 const RESERVED = new Set(['apikey', 'access_token', 'lastEventId', 'tables']);
 /** What a list takes but a stream cannot: 400 naming it. */
 const NOT_ON_STREAMS = ['order', 'limit', 'offset', 'after', 'count'];
-const NO_CURSOR_KEY = Buffer.alloc(32);
 
 /** Credentials as /api takes them, or (for EventSource, which cannot set headers) `?access_token=` / `?apikey=`. */
 async function callerOf(req: Request, deps: RealtimeDeps): Promise<Caller> {
@@ -50,12 +47,10 @@ function resumePlace(req: Request): Place | null {
   return place;
 }
 
-function readable(deps: RealtimeDeps, caller: Caller, name: string, surface: 'api' | 'admin') {
+function readable(deps: RealtimeDeps, caller: Caller, name: string, surface: Surface) {
   const table = deps.cache.served(name);
   if (!table) throw notFound(`No table ${name}`);
-  if (surface === 'api' && !authorize(table.effectivePolicy, caller, 'read').allowed) {
-    throw forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to read it`, { table: table.name, policy: table.effectivePolicy, operation: 'read' });
-  }
+  requireAccess(table, caller, 'read', surface, { it: true });
   return table;
 }
 
@@ -66,12 +61,13 @@ function oneTable(deps: RealtimeDeps, caller: Caller, name: string, query: Query
   const rest = Object.fromEntries(Object.entries(query).filter(([key]) => !RESERVED.has(key)));
   const params = parseListParams(rest, queryBytes);
   if (params.select?.some((item) => item.kind === 'embed')) throw invalidParameter('select', 'select: a stream carries the table\'s own columns, not embeds');
-  const planned = planListQuery(table, params, NO_CURSOR_KEY);
-  const conditions = planned.conditions;
+  // select before the filters, as a list plans them (which parameter a 400 names when both are wrong).
+  const columns = planSelection(table, params.select, {}, undefined).columns;
+  const conditions = planConditions(table, params.filters);
   return {
     tables: [table.name],
     filter: conditions.length > 0 ? { conditions, key: filterKeyOf(conditions) } : null,
-    columns: planned.select.columns?.map((column) => column.name) ?? null,
+    columns: columns?.map((column) => column.name) ?? null,
   };
 }
 

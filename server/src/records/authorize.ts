@@ -1,24 +1,18 @@
-import { READ_ONLY_KEY_REASON } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { isReservedTable } from '../db/schema.js';
-import { ApiError, forbidden, invalidParameter, notFound, unauthorized } from '../errors.js';
-import { authorize, authorizeOwnerTools, type Operation, type Refusal } from '../policies/authorize.js';
+import { ApiError, invalidParameter, notFound, unauthorized } from '../errors.js';
+import { decideAccess, requireAccess, type Scope, type Surface } from '../policies/access.js';
+import { authorizeOwnerTools, type Operation } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
 import type { RelationContext } from './embed/plan.js';
 
 /**
- * Stage 2 of the record pipeline: which table, and what the caller may do in it. `/api` applies the table's policy;
- * the owner's `/admin/tables/:name/records` is the same pipeline with the owner's unscoped access.
+ * Stage 2 of the record pipeline: which table, and what the caller may do in it (the one access decision,
+ * policies/access.ts). `/api` applies the table's policy; the owner's `/admin/tables/:name/records` is the same
+ * pipeline with the owner's unscoped access.
  */
 
-/** Where a record request came in: the app's API, or the owner's tools. */
-export type Surface = 'api' | 'admin';
-
-/** Limits statements to the caller's own rows under owner-scoped. */
-export interface Scope {
-  ownerColumn: string;
-  userId: string;
-}
+export type { Scope, Surface };
 
 /**
  * What a writer may put in one reference column, by the referenced table's policy for them: any existing row (the
@@ -65,15 +59,6 @@ export function administeredTable(tables: TableLookup, name: string): TableSchem
   return table;
 }
 
-/** The 403 of a refused request: which rule refused, with the same details either way (clients read them). */
-function refused(table: TableSchema, operation: Operation, reason: Refusal): ApiError {
-  const rule = { table: table.name, policy: table.effectivePolicy, operation };
-  if (reason === 'read-only-key') {
-    return forbidden(`The API key is read-only: its user may ${operation} ${table.name}, the key may not`, { ...rule, reason: READ_ONLY_KEY_REASON });
-  }
-  return forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${operation}`, rule);
-}
-
 const OWNER_TOOLS: Access = Object.freeze({ scope: null, surface: 'admin', writer: null }) as Access;
 
 /** Table (404, or 400 for a reserved name on `admin`) and policy (403): the checks before parameters and body. */
@@ -89,9 +74,7 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   }
   const table = tables.served(name);
   if (!table) throw notFound(`No table ${name}`);
-  const decision = authorize(table.effectivePolicy, caller, operation);
-  if (!decision.allowed) throw refused(table, operation, decision.reason);
-  const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
+  const { scope } = requireAccess(table, caller, operation, surface);
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
   const relations = relationContext(tables, caller, surface);
@@ -107,11 +90,9 @@ function referenceAccess(tables: TableLookup, table: TableSchema, caller: Caller
   for (const column of table.referenceColumns) {
     const target = tables.served(column.references!.table);
     if (!target) continue;
-    const decision = authorize(target.effectivePolicy, caller, 'read');
+    const decision = decideAccess(target, caller, 'read', 'api');
     if (!decision.allowed) limits.push({ column: column.name, table: target, denied: true });
-    else if (decision.ownerScope !== null && target.ownerColumn) {
-      limits.push({ column: column.name, table: target, scope: { ownerColumn: target.ownerColumn, userId: decision.ownerScope } });
-    }
+    else if (decision.scope) limits.push({ column: column.name, table: target, scope: decision.scope });
   }
   return limits;
 }

@@ -2,7 +2,7 @@ import { ID_COLUMN, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 import { invalidField } from '../errors.js';
 import { coerceValue } from './values.js';
-import type { Surface } from './authorize.js';
+import { forcedOwnerColumn, type Surface } from '../policies/access.js';
 
 interface BodyRules {
   /** The columns a body may set, in the table's order (the first that fails is the one named). */
@@ -20,7 +20,7 @@ function rulesFor(table: TableSchema, surface: Surface): BodyRules {
   if (!bySurface) compiled.set(table, (bySurface = new Map()));
   let rules = bySurface.get(surface);
   if (!rules) {
-    const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+    const forcedOwner = forcedOwnerColumn(table, surface);
     const writable = table.columnList.filter((column) => !SERVER_MANAGED.has(column.name) && !column.generated && column.name !== forcedOwner);
     rules = {
       writable,
@@ -41,7 +41,7 @@ function rulesFor(table: TableSchema, surface: Surface): BodyRules {
  * schema of custom rules once, which did the same with an object of state per value (7% of a bulk insert's time).
  */
 export function validateRecordBody(table: TableSchema, body: Record<string, unknown>, surface: Surface): Record<string, unknown> {
-  const forcedOwner = surface === 'api' && table.effectivePolicy === 'owner-scoped' ? table.ownerColumn : null;
+  const forcedOwner = forcedOwnerColumn(table, surface);
   for (const key of Object.keys(body)) {
     const column = table.columns.get(key);
     if (!column) throw invalidField(key, `${key} is not a column of ${table.name}`);

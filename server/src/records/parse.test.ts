@@ -68,7 +68,7 @@ describe('parseRequest', () => {
   });
 
   it('takes select and embed options on a single record, nothing else; a delete takes nothing', () => {
-    expect(parseRequest({ action: 'get', table: 't', id: '7' }, { select: 'id,c(id)', 'c.limit': '2' }, undefined)).toMatchObject({ action: 'get', embedOptions: { c: { limit: '2' } } });
+    expect(parseRequest({ action: 'get', table: 't', id: '7' }, { select: 'id,c(id)', 'c.limit': '2' }, undefined)).toMatchObject({ action: 'get', embedOptions: { c: { limit: 2 } } });
     expect(parseRequest({ action: 'upsert', table: 't', id: '7' }, { select: 'id' }, {})).toMatchObject({ action: 'upsert', select: { select: [expect.anything()] } });
     expect(parseRequest({ action: 'create', table: 't' }, { select: 'id' }, [{}])).toMatchObject({ action: 'create-many' });
     for (const [action, query] of [

@@ -1,6 +1,8 @@
+import { MAX_BULK_RECORDS } from '@basalt/contract';
 import { ApiError, invalidBody, invalidParameter, invalidPathEncoding } from '../errors.js';
 import { parseListParams, parseSelection, type ListParams, type QueryParams } from './query/parse.js';
-import { EMBED_OPTION, type EmbedOptions, type SelectItem } from './query/select.js';
+import { EMBED_OPTION, type SelectItem } from './query/select.js';
+import type { EmbedOptions } from './query/parse.js';
 
 export type { QueryParams };
 
@@ -101,7 +103,6 @@ export function operationOf(action: RecordAction): 'read' | 'write' {
   return action === 'list' || action === 'get' ? 'read' : 'write';
 }
 
-export const MAX_BULK_RECORDS = 1_000;
 
 const bodyError = (message: string, details?: Record<string, unknown>) => new ApiError('VALIDATION_ERROR', message, details);
 

@@ -1,5 +1,5 @@
 import type { RecordAction } from './parse.js';
-import type { Outcome } from './execute.js';
+import type { Outcome } from './execute/index.js';
 
 /** Stage 6 of the record pipeline: what happened -> the status and the `{ data }` body. */
 

@@ -1,8 +1,8 @@
 import { ID_COLUMN } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { TableSchema } from '../../db/schema.js';
-import type { Scope } from '../authorize.js';
-import { conditionSql, keyColumnsSql, keysetSql, orderSql, Parameters } from '../query/build.js';
+import type { Scope } from '../../policies/access.js';
+import { conditionSql, keyColumnsSql, keysetSql, orderSql, SqlParameters } from '../query/build.js';
 import type { ListQuery } from '../query/plan.js';
 import { Aliases, embedShape, embedSql } from '../embed/build.js';
 import type { Selection } from '../embed/plan.js';
@@ -13,7 +13,7 @@ import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } 
 export const KEY_PREFIX = '__basalt_k';
 
 /** The scope and the filters of a read, with their parameters from `$1`. */
-function readConditions(query: ListQuery, scope: Scope | null, parameters: Parameters): { sql: string[]; shape: string } {
+function readConditions(query: ListQuery, scope: Scope | null, parameters: SqlParameters): { sql: string[]; shape: string } {
   const sql: string[] = [];
   const shape: string[] = [];
   if (scope) {
@@ -36,7 +36,7 @@ const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')
  * with its order keys as text for the next cursor.
  */
 export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null, withTotal: boolean): Built {
-  const parameters = new Parameters();
+  const parameters = new SqlParameters();
   const filtered = readConditions(query, scope, parameters);
   // No filter but the scope: the total is the maintained count, read in the same statement (so the same snapshot).
   const maintained = withTotal && countsMaintained(table, query);
@@ -83,13 +83,13 @@ export function countsMaintained(table: TableSchema, query: ListQuery): boolean 
 
 /** The planner's estimate of the rows a list's filters match, for `count=estimated`. */
 export function estimateStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
-  const parameters = new Parameters();
+  const parameters = new SqlParameters();
   const filtered = readConditions(query, scope, parameters);
   const statement = cached(table, `estimate|${filtered.shape}`, () => `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(table.name)}${where(filtered.sql)}`);
   return { statement, values: parameters.values };
 }
 /** The record's own columns (all, or those asked) and its embeds, as a select list and its shape. */
-function selectionSql(table: TableSchema, selection: Selection, parameters: Parameters): { sql: string; shape: string } {
+function selectionSql(table: TableSchema, selection: Selection, parameters: SqlParameters): { sql: string; shape: string } {
   const name = quote(table.name);
   const own = selection.columns ? selection.columns.map((column) => quote(column.name)) : [`${name}.*`];
   const aliases = new Aliases();
@@ -105,7 +105,7 @@ export function getStatement(table: TableSchema, id: unknown, scope: Scope | nul
     const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
     return { statement, values: [id, ...condition.values] };
   }
-  const parameters = new Parameters(2 + condition.values.length);
+  const parameters = new SqlParameters(2 + condition.values.length);
   const { sql, shape } = selectionSql(table, selection, parameters);
   const statement = cached(table, `get|${condition.key}|${shape}`, () => `SELECT ${sql}, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
   return { statement, values: [id, ...condition.values, ...parameters.values] };
@@ -113,7 +113,7 @@ export function getStatement(table: TableSchema, id: unknown, scope: Scope | nul
 
 /** Several records by id, in the order of `ids`, as a selection asks (a bulk insert's answer with `select`). */
 export function getManyStatement(table: TableSchema, ids: unknown[], selection: Selection): Built {
-  const parameters = new Parameters(2);
+  const parameters = new SqlParameters(2);
   const { sql, shape } = selectionSql(table, selection, parameters);
   const idType = table.columns.get(ID_COLUMN)!.sqlType;
   const statement = cached(

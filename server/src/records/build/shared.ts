@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ID_COLUMN } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { TableSchema } from '../../db/schema.js';
-import type { Scope } from '../authorize.js';
+import type { Scope } from '../../policies/access.js';
 
 /**
  * How record statements are named and kept: the SQL of each operation is built from the schema cache once per table

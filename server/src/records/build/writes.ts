@@ -1,8 +1,8 @@
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { ID_COLUMN } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
-import type { Scope } from '../authorize.js';
-import { Parameters } from '../query/build.js';
+import type { Scope } from '../../policies/access.js';
+import { SqlParameters } from '../query/build.js';
 import { byId, cached, COMMITTED_VERSION, INSERTED, writerExists, type Built } from './shared.js';
 
 /**
@@ -61,7 +61,7 @@ export function insertStatement(table: TableSchema, values: Record<string, unkno
  * sent: the insert reads the arrays in order (`ORDER BY` their ordinality) and RETURNING follows the insert's order.
  */
 export function insertManyStatement(table: TableSchema, rows: Array<Record<string, unknown>>, writer: string | null): Built {
-  const parameters = new Parameters();
+  const parameters = new SqlParameters();
   const columns = table.columnList.filter((column) => rows.some((row) => row[column.name] !== undefined));
   const names = columns.map((column) => quote(column.name));
   const arrays: string[] = [];

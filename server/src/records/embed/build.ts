@@ -1,7 +1,7 @@
 import { ID_COLUMN } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { ColumnSchema } from '../../db/schema.js';
-import type { Parameters } from '../query/build.js';
+import type { SqlParameters } from '../query/build.js';
 import type { EmbedPlan } from './plan.js';
 
 /**
@@ -39,14 +39,14 @@ export class Aliases {
   }
 }
 
-function rowSql(embed: EmbedPlan, alias: string, parameters: Parameters, aliases: Aliases): string {
+function rowSql(embed: EmbedPlan, alias: string, parameters: SqlParameters, aliases: Aliases): string {
   const pairs = embed.columns.map((column) => `${parameters.bind(column.name, 'text')}, ${valueSql(alias, column)}`);
   for (const child of embed.embeds) pairs.push(`${parameters.bind(child.key, 'text')}, ${embedSql(child, alias, parameters, aliases)}`);
   return objectSql(pairs);
 }
 
 /** The embed's value for the parent row `parent` (a table name or an alias, already quoted). */
-export function embedSql(embed: EmbedPlan, parent: string, parameters: Parameters, aliases: Aliases): string {
+export function embedSql(embed: EmbedPlan, parent: string, parameters: SqlParameters, aliases: Aliases): string {
   const alias = aliases.next();
   const table = quote(embed.table.name);
   const scoped = embed.scope ? ` AND ${alias}.${quote(embed.scope.ownerColumn)} = ${parameters.bind(embed.scope.userId)}` : '';

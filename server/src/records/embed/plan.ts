@@ -1,11 +1,10 @@
-import { MAX_LIMIT, RESERVED_TABLES } from '@basalt/contract';
+import { MAX_EMBED_ROWS, RESERVED_TABLES } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
-import { forbidden, invalidParameter } from '../../errors.js';
-import { authorize } from '../../policies/authorize.js';
+import { invalidParameter } from '../../errors.js';
 import type { Caller } from '../../policies/caller.js';
-import type { Scope, Surface } from '../authorize.js';
-import type { EmbedOptions, SelectItem } from '../query/select.js';
-import { parseOrder } from '../query/parse.js';
+import { requireAccess, type Scope, type Surface } from '../../policies/access.js';
+import type { SelectItem } from '../query/select.js';
+import type { EmbedOptions } from '../query/parse.js';
 import { planOrder, type OrderTerm } from '../query/order.js';
 
 /**
@@ -86,12 +85,6 @@ function resolve(parent: TableSchema, item: Extract<SelectItem, { kind: 'embed' 
   throw refused(`${parent.name} has no relation "${item.column === null ? item.name : `${item.name}.${item.column}`}"; its relations: ${choices}`);
 }
 
-function planLimit(key: string, text: string | undefined): number {
-  if (text === undefined) return MAX_LIMIT;
-  if (!/^[0-9]+$/.test(text) || Number(text) > MAX_LIMIT) throw invalidParameter(`${key}.limit`, `${key}.limit must be a whole number from 0 to ${MAX_LIMIT}`);
-  return Number(text);
-}
-
 function columnsOf(table: TableSchema, items: SelectItem[] | null): ColumnSchema[] | null {
   if (items === null || items.some((item) => item.kind === 'star')) return null;
   return items.flatMap((item) => {
@@ -107,12 +100,7 @@ function planEmbeds(parent: TableSchema, items: SelectItem[], options: Record<st
     if (item.kind !== 'embed') return [];
     const relation = resolve(parent, item, context);
     const key = path ? `${path}.${item.name}` : item.name;
-    const decision = context.surface === 'admin' ? { allowed: true as const, ownerScope: null } : authorize(relation.table.effectivePolicy, context.caller, 'read');
-    if (!decision.allowed) {
-      const { name, effectivePolicy } = relation.table;
-      throw forbidden(`The ${effectivePolicy} policy of ${name} does not allow this caller to read it (embedded as ${key})`, { table: name, policy: effectivePolicy, operation: 'read' });
-    }
-    const scope = decision.ownerScope !== null && relation.table.ownerColumn ? { ownerColumn: relation.table.ownerColumn, userId: decision.ownerScope } : null;
+    const { scope } = requireAccess(relation.table, context.caller, 'read', context.surface, { embeddedAs: key });
     const option = options[key];
     if (option) used.add(key);
     if (option && relation.kind === 'one') throw invalidParameter(`${key}.${option.order !== undefined ? 'order' : 'limit'}`, `${key} is one record: it takes no order or limit`);
@@ -124,8 +112,8 @@ function planEmbeds(parent: TableSchema, items: SelectItem[], options: Record<st
         column: relation.column,
         columns: columnsOf(relation.table, item.items) ?? [...relation.table.columnList],
         embeds: planEmbeds(relation.table, item.items, options, used, key, context),
-        order: relation.kind === 'many' ? planOrder(relation.table, parseOrder(option?.order, `${key}.order`), `${key}.order`) : [],
-        limit: planLimit(key, option?.limit),
+        order: relation.kind === 'many' ? planOrder(relation.table, option?.order ?? [], `${key}.order`) : [],
+        limit: option?.limit ?? MAX_EMBED_ROWS,
         scope,
       },
     ];

@@ -10,7 +10,7 @@ import type { Condition, OrderTerm } from './plan.js';
  */
 
 /** Collects bound values and hands out their placeholders. */
-export class Parameters {
+export class SqlParameters {
   readonly values: unknown[] = [];
 
   constructor(private readonly first = 1) {}
@@ -38,7 +38,7 @@ function arrayCast(column: ColumnSchema): string {
 }
 
 /** One condition's SQL, and the part of the statement's shape it decides. */
-export function conditionSql(condition: Condition, parameters: Parameters): { sql: string; shape: string } {
+export function conditionSql(condition: Condition, parameters: SqlParameters): { sql: string; shape: string } {
   const { column } = condition;
   const name = quote(column.name);
   switch (condition.kind) {
@@ -84,7 +84,7 @@ export function keyColumnsSql(order: OrderTerm[], prefix: string): string[] {
  * Rows strictly after a position in the order. One direction and no NULLs: a row comparison, which an index on the
  * order keys serves. Otherwise the expanded form, key by key: (k1 after v1) OR (k1 = v1 AND k2 after v2) OR ...
  */
-export function keysetSql(order: OrderTerm[], position: Array<string | null>, parameters: Parameters): { sql: string; shape: string } {
+export function keysetSql(order: OrderTerm[], position: Array<string | null>, parameters: SqlParameters): { sql: string; shape: string } {
   const nullPattern = position.map((value) => (value === null ? 'n' : 'v')).join('');
   const uniform = order.every((term) => term.direction === order[0]!.direction);
   if (uniform && !position.includes(null) && order.every((term) => !term.column.nullable)) {

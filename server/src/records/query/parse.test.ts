@@ -55,7 +55,7 @@ describe('parseListParams: the query string as sent, no schema', () => {
       { kind: 'embed', name: 'author', column: null, items: [{ kind: 'star' }] },
       { kind: 'embed', name: 'comments', column: 'post_id', items: [{ kind: 'column', name: 'body' }, { kind: 'embed', name: 'post', column: null, items: [{ kind: 'column', name: 'id' }] }] },
     ]);
-    expect(embedOptions).toEqual({ comments: { order: 'id.desc', limit: '3' } });
+    expect(embedOptions).toEqual({ comments: { order: [{ column: 'id', direction: 'desc' }], limit: 3 } });
   });
 
   it.each([

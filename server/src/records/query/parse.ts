@@ -1,28 +1,39 @@
-import { DEFAULT_LIMIT, MAX_LIMIT } from '@basalt/contract';
+import {
+  COUNT_MODES,
+  DEFAULT_COUNT_MODE,
+  DEFAULT_LIMIT,
+  IS_VALUES,
+  MAX_FILTERS,
+  MAX_LIMIT,
+  MAX_EMBED_ROWS,
+  MAX_LIST_VALUES,
+  MAX_QUERY_BYTES,
+  OPERATORS,
+  RESERVED_PARAMETERS,
+  type CountMode,
+  type IsValue,
+  type Operator,
+} from '@basalt/contract';
 import { invalidParameter } from '../../errors.js';
-import { EMBED_OPTION, parseSelectList, type EmbedOptions, type SelectItem } from './select.js';
+import { EMBED_OPTION, parseSelectList, type SelectItem } from './select.js';
 
 /**
  * The query language's parser: a list's query string -> a typed tree of names, operators and raw values. It knows no
  * schema (the plan binds names to columns and coerces values), so lists, embeds and realtime filters share it.
  */
 
-export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'is', 'search'] as const;
-export type Operator = (typeof OPERATORS)[number];
-export const IS_VALUES = ['null', 'notnull', 'true', 'false'] as const;
-export type IsValue = (typeof IS_VALUES)[number];
-export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
-export type CountMode = (typeof COUNT_MODES)[number];
-
-/** Parameters that are not filters; a column with one of these names is filtered as `<column>[eq]=v`. */
-export const RESERVED_PARAMETERS = new Set(['limit', 'offset', 'order', 'select', 'after', 'count']);
-export const MAX_FILTERS = 30;
-export const MAX_QUERY_BYTES = 8 * 1024;
-export const MAX_LIST_VALUES = 100;
+/** The contract's reserved parameters, for lookups (a column with one of these names is filtered as `<col>[eq]`). */
+const RESERVED = new Set<string>(RESERVED_PARAMETERS);
 
 export interface OrderParam {
   column: string;
   direction: 'asc' | 'desc';
+}
+
+/** A to-many embed's own options (`<embed>.order`, `<embed>.limit`), parsed with the rest of the query. */
+export interface EmbedOptions {
+  order?: OrderParam[];
+  limit?: number;
 }
 
 /** One condition as sent: `key` is the parameter name, which errors name (`score[gte]`). */
@@ -85,6 +96,12 @@ export function parseOrder(value: string | undefined, parameter = 'order'): Orde
   });
 }
 
+/** `<embed>.limit`: a whole number up to MAX_EMBED_ROWS, the most a to-many embed holds. */
+function embedLimit(key: string, text: string): number {
+  if (!WHOLE_NUMBER.test(text) || Number(text) > MAX_EMBED_ROWS) throw invalidParameter(key, `${key} must be a whole number from 0 to ${MAX_EMBED_ROWS}`);
+  return Number(text);
+}
+
 /** `select` and the options of its embeds, shared by lists and single records. */
 export function parseSelection(params: QueryParams): { select: SelectItem[] | null; embedOptions: Record<string, EmbedOptions> } {
   const text = single(params, 'select');
@@ -93,8 +110,9 @@ export function parseSelection(params: QueryParams): { select: SelectItem[] | nu
   for (const key of Object.keys(params)) {
     const match = EMBED_OPTION.exec(key);
     if (!match || key.includes('[')) continue;
-    const option = match[2] as 'order' | 'limit';
-    (embedOptions[match[1]!] ??= {})[option] = single(params, key)!;
+    const options = (embedOptions[match[1]!] ??= {});
+    if (match[2] === 'order') options.order = parseOrder(single(params, key)!, key);
+    else options.limit = embedLimit(key, single(params, key)!);
   }
   return { select, embedOptions };
 }
@@ -165,11 +183,11 @@ export function parseListParams(params: QueryParams, queryBytes = 0): ListParams
   const { select, embedOptions } = parseSelection(params);
   const after = single(params, 'after') ?? null;
   if (after !== null && offset !== null) throw invalidParameter('after', 'after cannot be combined with offset: a cursor says where the page starts');
-  const count = single(params, 'count') ?? 'exact';
+  const count = single(params, 'count') ?? DEFAULT_COUNT_MODE;
   if (!(COUNT_MODES as readonly string[]).includes(count)) throw invalidParameter('count', `count must be one of ${COUNT_MODES.join(', ')}`);
   const filters: FilterParam[] = [];
   for (const key of Object.keys(params)) {
-    if (RESERVED_PARAMETERS.has(key) || (EMBED_OPTION.test(key) && !key.includes('['))) continue;
+    if (RESERVED.has(key) || (EMBED_OPTION.test(key) && !key.includes('['))) continue;
     if (filters.length === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
     filters.push(parseFilter(key, single(params, key)!));
   }

@@ -1,10 +1,10 @@
-import type { ColumnType } from '@basalt/contract';
+import { OPERATORS_BY_TYPE, type ColumnType, type Comparison, type CountMode, type IsValue } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import { coerceFilterValue } from '../values.js';
 import { planSelection, type RelationContext, type Selection } from '../embed/plan.js';
 import { decodeCursor, type CursorKey } from './cursor.js';
-import type { CountMode, FilterParam, IsValue, ListParams, Operator } from './parse.js';
+import type { FilterParam, ListParams } from './parse.js';
 import { planOrder, type OrderTerm } from './order.js';
 
 /**
@@ -13,7 +13,6 @@ import { planOrder, type OrderTerm } from './order.js';
  * [X, X+1ms), `t[gt]=X` starts at X+1ms, `t[lte]=X` ends before X+1ms.
  */
 
-export type Comparison = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte';
 
 export type Condition =
   | { kind: 'compare'; column: ColumnSchema; op: Comparison; value: unknown }
@@ -41,20 +40,7 @@ export interface ListQuery {
   binding: string;
 }
 
-/** Up to this many rows (by the planner's estimate) a count is exact; above it `count=estimated` gives the estimate. */
-export const EXACT_COUNT_LIMIT = 100_000;
-
 const RANGE_TYPES: readonly ColumnType[] = ['integer', 'real', 'timestamp', 'text'];
-
-/** The operators each column type takes; `is` values are checked apart. */
-export const OPERATORS_BY_TYPE: Record<ColumnType, readonly Operator[]> = {
-  integer: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
-  real: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
-  timestamp: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'is'],
-  text: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'search', 'is'],
-  boolean: ['eq', 'neq', 'is'],
-  json: ['eq', 'is'],
-};
 
 function coerce(filter: FilterParam, column: ColumnSchema, raw: string): unknown {
   const coerced = coerceFilterValue(column, raw);
@@ -121,11 +107,16 @@ function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[
   return JSON.stringify([table.name, order.map((term) => `${term.column.name}.${term.direction}`), conditions]);
 }
 
+/** Filters alone (a stream's, which has no paging or order): names bound to columns, values coerced. */
+export function planConditions(table: TableSchema, filters: readonly FilterParam[]): Condition[] {
+  return filters.map((filter) => planCondition(table, filter));
+}
+
 /** Order, select and filter names must be columns (else 400 naming the parameter); every value is coerced. */
 export function planListQuery(table: TableSchema, params: ListParams, cursorKey: CursorKey, relations?: RelationContext): ListQuery {
   const order = planOrder(table, params.order);
   const select = planSelection(table, params.select, params.embedOptions, relations);
-  const conditions = params.filters.map((filter) => planCondition(table, filter));
+  const conditions = planConditions(table, params.filters);
   const binding = bindingOf(table, order, params.filters);
   return {
     limit: params.limit,

@@ -1,3 +1,4 @@
+import { MAX_EMBED_DEPTH } from '@basalt/contract';
 import { invalidParameter } from '../../errors.js';
 
 /**
@@ -8,7 +9,6 @@ import { invalidParameter } from '../../errors.js';
 
 export type SelectItem = { kind: 'star' } | { kind: 'column'; name: string } | { kind: 'embed'; name: string; column: string | null; items: SelectItem[] };
 
-export const MAX_EMBED_DEPTH = 3;
 const NAME = /^[^,().\s]+$/;
 
 const refused = (why: string) => invalidParameter('select', `select ${why}`);
@@ -52,7 +52,4 @@ export function parseSelectList(text: string): SelectItem[] {
 /** `<embed path>.order` and `<embed path>.limit` parameters: options of to-many embeds. */
 export const EMBED_OPTION = /^(.+)\.(order|limit)$/;
 
-export interface EmbedOptions {
-  order?: string;
-  limit?: string;
-}
+

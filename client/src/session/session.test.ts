@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeJwt } from '../test/support/fakeServer.js';
+import { fakeJwt } from '../../test/support/fakeServer.js';
 import { parseSession, sameSession, serializeSession, sessionFromAuthResult, sessionFromRefresh } from './session.js';
 
 const user = { id: 'u1', email: 'a@x.test', role: 'member' as const };

@@ -1,97 +1,9 @@
-import type { DataResponse } from '@basalt/contract';
-import { formatQueryValue, segment, type QueryValue } from './http.js';
+import { MAX_LIMIT, type DataResponse } from '@basalt/contract';
+import { segment } from './http.js';
+import { listParameters, selectText, type LooseListQuery } from './queryParameters.js';
 import type { Send } from './transport.js';
 import type { Realtime, RealtimeListener, RealtimeStatusListener } from './realtime.js';
 import type { CountMode, Filter, ListResult, RecordId, Relations, Selected, Selection, TableListQuery, UntypedRow } from './types.js';
-
-/** Parameter names the list endpoint reserves: a column of that name is filtered as `<column>[eq]`. */
-const LIST_PARAMETERS = new Set(['limit', 'offset', 'order', 'select', 'after', 'count']);
-const OPERATORS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'search', 'is']);
-const MAX_LIST_VALUES = 100;
-
-/** Every typed list query is one of these; the typing lives in `TableListQuery`. */
-interface LooseListQuery {
-  limit?: number | undefined;
-  offset?: number | undefined;
-  order?: string | readonly string[] | undefined;
-  filter?: object | undefined;
-  select?: string | readonly unknown[] | undefined;
-  embedOptions?: Record<string, { order?: string | undefined; limit?: number | undefined }> | undefined;
-  after?: string | null | undefined;
-  count?: CountMode | undefined;
-}
-
-/** One value of an `in` list: quoted when it holds a comma or a double quote, a quote inside doubled. */
-function listItem(value: QueryValue): string {
-  const text = formatQueryValue(value);
-  return /[,"]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-function isValue(value: unknown): value is QueryValue {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date;
-}
-
-/** The parameters of one column's condition: `col=v`, `col[is]=null`, or `col[op]=v` per operator. */
-function conditionParameters(column: string, condition: unknown, params: Record<string, QueryValue | undefined>): void {
-  if (condition === undefined) return;
-  if (condition === null) {
-    params[`${column}[is]`] = 'null';
-    return;
-  }
-  if (isValue(condition)) {
-    params[LIST_PARAMETERS.has(column) ? `${column}[eq]` : column] = condition;
-    return;
-  }
-  for (const [op, value] of Object.entries(condition as Record<string, unknown>)) {
-    if (value === undefined) continue;
-    if (!OPERATORS.has(op)) throw new TypeError(`Unknown operator "${op}" on "${column}"`);
-    const key = `${column}[${op}]`;
-    if (op === 'in' || op === 'nin') {
-      const values = value as readonly QueryValue[];
-      if (!Array.isArray(values) || values.length === 0 || values.length > MAX_LIST_VALUES) {
-        throw new TypeError(`${key} takes a list of 1 to ${MAX_LIST_VALUES} values`);
-      }
-      params[key] = values.map(listItem).join(',');
-    } else if (op === 'is') {
-      params[key] = value === null ? 'null' : String(value);
-    } else if (isValue(value)) {
-      params[key] = value;
-    } else {
-      throw new TypeError(`${key} takes a string, number, boolean or Date`);
-    }
-  }
-}
-
-/** A select as the server reads it: `['id', { author: ['name'], comments: '*' }]` -> `id,author(name),comments(*)`. */
-export function selectText(select: string | readonly unknown[]): string {
-  if (typeof select === 'string') return select;
-  return select
-    .flatMap((entry) =>
-      typeof entry === 'string'
-        ? [entry]
-        : Object.entries(entry as Record<string, string | readonly unknown[] | undefined>).flatMap(([name, inner]) => (inner === undefined ? [] : [`${name}(${selectText(inner)})`])),
-    )
-    .join(',');
-}
-
-/** Turns a list query into the endpoint's parameters: `limit`, `order=a.asc,b.desc`, `select=a,b`, filters, ... */
-export function listParameters(query: LooseListQuery = {}): Record<string, QueryValue | undefined> {
-  const join = (value: string | readonly string[] | undefined) => (typeof value === 'string' || value === undefined ? value : value.join(','));
-  const params: Record<string, QueryValue | undefined> = {
-    limit: query.limit,
-    offset: query.offset,
-    order: join(query.order),
-    select: query.select === undefined ? undefined : selectText(query.select),
-    after: query.after ?? undefined,
-    count: query.count,
-  };
-  for (const [path, options] of Object.entries(query.embedOptions ?? {})) {
-    params[`${path}.order`] = options.order;
-    params[`${path}.limit`] = options.limit;
-  }
-  for (const [column, condition] of Object.entries(query.filter ?? {})) conditionParameters(column, condition, params);
-  return params;
-}
 
 interface ListBody {
   data: unknown[];
@@ -150,7 +62,7 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
       const page: ListBody = await this.send<ListBody>({
         method: 'GET',
         path: this.basePath,
-        query: listParameters({ limit: 100, ...query, after, count: 'none' }),
+        query: listParameters({ limit: MAX_LIMIT, ...query, after, count: 'none' }),
       });
       for (const row of page.data) yield row as Selected<Row, S, R>;
       after = page.next;
@@ -169,8 +81,8 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   }
 
   /**
-   * Creates 1 to 1,000 records in one statement, all or none, and returns them in the order given. An error names the
-   * record (`details.index`).
+   * Creates 1 to `MAX_BULK_RECORDS` (@basalt/contract) records in one statement, all or none, and returns them in the
+   * order given. An error names the record (`details.index`).
    */
   async createMany(values: readonly Insert[]): Promise<Row[]> {
     return (await this.send<DataResponse<Row[]>>({ method: 'POST', path: this.basePath, body: values })).data;

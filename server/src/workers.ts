@@ -6,8 +6,7 @@ import { migrate } from './db/migrate.js';
 import { installDdlTrigger } from './db/notifications.js';
 import { TokenService } from './auth/tokens.js';
 import { SHUTDOWN_TIMEOUT_MS } from './serve.js';
-import { relayGathers } from './ops/cluster.js';
-import { combineGathered } from './ops/combine.js';
+import { combineGathered, relayGathers } from './ops/gather.js';
 
 /** How the primary hands the database and the secret to its workers. */
 export const WORKER_ENV = { databaseUrl: 'BASALT_WORKER_DATABASE_URL', secret: 'BASALT_WORKER_JWT_SECRET' } as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FakeLockManager } from '../test/support/fakeLocks.js';
-import { withLock, type LockContext } from './lock.js';
+import { FakeLockManager } from '../../test/support/fakeLocks.js';
+import { withLock, type LockContext } from './refreshLock.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { column, table, todos } from '../../test/fixtures/tables.js';
-import { quote } from '../db/identifiers.js';
-import { buildStatement, listStatement } from './build.js';
-import { cursorKeyFrom } from './query/cursor.js';
-import type { Access } from './authorize.js';
-import { planRequest } from './plan.js';
-import type { ListParams } from './query/parse.js';
+import { column, table, todos } from '../../../test/fixtures/tables.js';
+import { quote } from '../../db/identifiers.js';
+import { buildStatement, listStatement } from './index.js';
+import { cursorKeyFrom } from '../query/cursor.js';
+import type { Access } from '../authorize.js';
+import { planRequest } from '../plan.js';
+import type { ListParams } from '../query/parse.js';
 
 const KEY = cursorKeyFrom('build-test-secret');
 const access: Access = { scope: { ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../test-support/database.js';
-import { ApiError } from '../errors.js';
-import { createServices, type Services } from '../services.js';
-import { authorizeRecords } from './authorize.js';
-import { execute } from './execute.js';
-import { StaleSchemaError } from './fresh.js';
-import type { RecordRequest } from './parse.js';
-import { planRequest } from './plan.js';
+import { createTestDatabase, type TestDatabase } from '../../../../test-support/database.js';
+import { ApiError } from '../../errors.js';
+import { createServices, type Services } from '../../services.js';
+import { authorizeRecords } from '../authorize.js';
+import { execute } from './index.js';
+import { StaleSchemaError } from '../../db/fresh.js';
+import type { RecordRequest } from '../parse.js';
+import { planRequest } from '../plan.js';
 
 /** The execute stage on a real Postgres: what each plan does to the rows, and how a write that did nothing says why. */
 

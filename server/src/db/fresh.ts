@@ -1,4 +1,4 @@
-import type { SchemaCache } from '../db/schemaCache.js';
+import type { SchemaCache } from './schemaCache.js';
 import { ApiError } from '../errors.js';
 
 const ATTEMPTS = 3;
@@ -21,6 +21,15 @@ function decidedFromCache(error: unknown): boolean {
   if (error instanceof ApiError) return error.status === 400 || error.status === 403 || error.status === 404 || error.status === 409;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && OUTDATED_PLAN_CODES.has(code);
+}
+
+/**
+ * The schema as it is now, for an answer that depends on all of it (the OpenAPI document): a reload under way is
+ * waited for, and a process that missed a schema notification reloads first.
+ */
+export async function currentSchema(cache: SchemaCache): Promise<void> {
+  await cache.whenFresh();
+  if (await cache.isStale()) await cache.reload();
 }
 
 /**

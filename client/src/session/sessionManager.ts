@@ -1,15 +1,15 @@
 import type { AuthResult, DataResponse, TokenPair } from '@basalt/contract';
-import { ApiError } from './errors.js';
-import type { Http } from './http.js';
-import { isMarkedSpent, markSpent, withLock, type LockManagerLike } from './lock.js';
+import { ApiError } from '../errors.js';
+import type { Http } from '../http.js';
+import { isMarkedSpent, markSpent, withLock, type LockManagerLike } from './refreshLock.js';
 import { sameSession, sessionFromAuthResult, sessionFromRefresh, type AuthChangeEvent, type Session } from './session.js';
-import type { SessionStore } from './storage.js';
-import type { SyncMessage, TabSync } from './sync.js';
-import { decodeJwtPayload } from './token.js';
+import type { SessionStorage } from './storage.js';
+import type { SyncMessage, TabSync } from './tabSync.js';
+import { decodeJwtPayload } from './accessToken.js';
 
 export interface SessionManagerOptions {
   http: Http;
-  store: SessionStore;
+  storage: SessionStorage;
   /** Web Locks (or a stand-in); undefined runs refreshes unlocked, relying on the in-page single flight. */
   locks: LockManagerLike | undefined;
   /** Other tabs; undefined outside browsers. */
@@ -74,7 +74,7 @@ export class SessionManager {
   readonly ready: Promise<void>;
 
   constructor(private readonly options: SessionManagerOptions) {
-    this.ready = options.store.load().then((stored) => {
+    this.ready = options.storage.load().then((stored) => {
       if (!this.changedBeforeReady) this.session = stored;
       this.schedule();
     });
@@ -171,12 +171,12 @@ export class SessionManager {
   }
 
   private rotate(stale: Session): Promise<Session | null> {
-    const { store, lockName, lockTimeoutMs } = this.options;
+    const { storage, lockName, lockTimeoutMs } = this.options;
     return withLock(this.options.locks, lockName, lockTimeoutMs, async (lock) => {
       // While we waited for the lock, another tab may have rotated this very token: then it is spent, and the
       // winner's tokens are in storage. Adopting them instead of refreshing is what keeps five tabs signed in.
       let target = stale;
-      let stored = await store.load();
+      let stored = await storage.load();
       if (sameSession(stored, stale) && (await isMarkedSpent(this.options.locks, lockName, stale.refreshToken))) {
         // Another tab spent this token a moment ago; its tokens have not reached this tab's copy of storage yet.
         stored = await this.awaitStorageChange(stale, SPENT_WAIT_MS);
@@ -216,12 +216,12 @@ export class SessionManager {
   /** The stored session once it is no longer `stale` (or still `stale` after `ms`), woken by other tabs' messages. */
   private async awaitStorageChange(stale: Session, ms: number): Promise<Session | null> {
     const deadline = Date.now() + ms;
-    let stored = await this.options.store.load();
+    let stored = await this.options.storage.load();
     while (sameSession(stored, stale) && Date.now() < deadline) {
       // Polling too, in case the message arrived before we listened: a storage read is cheap.
       const pause = Math.min(50, deadline - Date.now());
       await (this.options.sync ? this.options.sync.waitForChange(pause) : new Promise((resolve) => setTimeout(resolve, pause)));
-      stored = await this.options.store.load();
+      stored = await this.options.storage.load();
     }
     return stored;
   }
@@ -229,7 +229,7 @@ export class SessionManager {
   /** After a refusal: tokens another tab stored for the same session, waiting for them when a race was possible. */
   private async awaitWinner(lost: Session, raced: boolean): Promise<Session | null> {
     const stored =
-      raced && this.options.sync ? await this.awaitStorageChange(lost, this.options.raceGraceMs) : await this.options.store.load();
+      raced && this.options.sync ? await this.awaitStorageChange(lost, this.options.raceGraceMs) : await this.options.storage.load();
     const winner = stored && !sameSession(stored, lost) && stored.user.id === lost.user.id ? stored : null;
     if (winner) this.adopt(winner);
     return winner;
@@ -239,7 +239,7 @@ export class SessionManager {
   private async commit(next: Session | null, event: AuthChangeEvent, signedOutUserId?: string): Promise<void> {
     this.session = next;
     this.schedule();
-    await this.options.store.save(next);
+    await this.options.storage.save(next);
     this.options.sync?.publish(signedOutUserId ? { type: 'session-changed', signedOutUserId } : { type: 'session-changed' });
     this.emit(event, next);
   }
@@ -256,7 +256,7 @@ export class SessionManager {
 
   private async onOtherTab(message: SyncMessage): Promise<void> {
     await this.ready;
-    const stored = await this.options.store.load();
+    const stored = await this.options.storage.load();
     if (!sameSession(stored, this.session)) {
       this.adopt(stored);
     } else if (message.signedOutUserId && this.session?.user.id === message.signedOutUserId) {

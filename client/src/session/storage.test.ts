@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sessionFromAuthResult } from './session.js';
-import { SessionStore, memoryStorage, resolveStorage, type StorageAdapter } from './storage.js';
+import { SessionStorage, memoryStorage, resolveStorage, type StorageAdapter } from './storage.js';
 
 const session = sessionFromAuthResult({ user: { id: 'u1', email: 'a@x.test', role: 'owner' }, accessToken: 'a', refreshToken: 'r' });
 
@@ -32,17 +32,17 @@ describe('storage', () => {
 
   it('stores a session under its key in a sync adapter', async () => {
     const adapter = memoryStorage();
-    const store = new SessionStore(adapter, 'project-a');
+    const store = new SessionStorage(adapter, 'project-a');
     await store.save(session);
-    expect(await new SessionStore(adapter, 'project-a').load()).toEqual(session);
-    expect(await new SessionStore(adapter, 'project-b').load()).toBeNull();
+    expect(await new SessionStorage(adapter, 'project-a').load()).toEqual(session);
+    expect(await new SessionStorage(adapter, 'project-b').load()).toBeNull();
     await store.save(null);
     expect(adapter.getItem('project-a')).toBeNull();
   });
 
   it('applies writes to an async adapter in order, even when an earlier write is slower', async () => {
     const adapter = asyncStorage([30, 1]);
-    const store = new SessionStore(adapter, 'k');
+    const store = new SessionStorage(adapter, 'k');
     const first = store.save(session);
     const second = store.save(null);
     // A read issued now sees the state after both writes, not an older one.
@@ -59,7 +59,7 @@ describe('storage', () => {
       setItem: () => Promise.reject(new Error('quota')),
       removeItem: () => undefined,
     };
-    const store = new SessionStore(broken, 'k');
+    const store = new SessionStorage(broken, 'k');
     await expect(store.save(session)).resolves.toBeUndefined();
     await expect(store.load()).resolves.toBeNull();
   });

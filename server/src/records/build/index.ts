@@ -1,16 +1,16 @@
-import type { Plan } from './plan.js';
-import { getStatement, listStatement } from './build/reads.js';
-import { deleteStatement, insertManyStatement, insertStatement, updateStatement, upsertStatement } from './build/writes.js';
-import type { Built } from './build/shared.js';
+import type { Plan } from '../plan.js';
+import { getStatement, listStatement } from './reads.js';
+import { deleteStatement, insertManyStatement, insertStatement, updateStatement, upsertStatement } from './writes.js';
+import type { Built } from './shared.js';
 
 /**
- * Stage 4 of the record pipeline: plan -> SQL text and parameters (build/shared.ts says how statements are named and
- * cached, build/reads.ts and build/writes.ts hold them; the query language's conditions are in query/build.ts).
+ * Stage 4 of the record pipeline: plan -> SQL text and parameters (shared.ts says how statements are named and
+ * cached, reads.ts and writes.ts hold them; the query language's conditions are in query/build.ts).
  */
 
-export { countsMaintained, estimateStatement, existsStatement, getManyStatement, getStatement, KEY_PREFIX, listStatement, readableStatement } from './build/reads.js';
-export { insertStatement } from './build/writes.js';
-export { INSERTED, PRESENT, TOTAL, VERSION, type Built, type Statement } from './build/shared.js';
+export { countsMaintained, estimateStatement, existsStatement, getManyStatement, getStatement, KEY_PREFIX, listStatement, readableStatement } from './reads.js';
+export { insertStatement } from './writes.js';
+export { INSERTED, PRESENT, TOTAL, VERSION, type Built, type Statement } from './shared.js';
 
 /** The one statement a plan runs first (an update-or-create may go on with `existsStatement` and `insertStatement`). */
 export function buildStatement(plan: Plan): Built {

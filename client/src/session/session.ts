@@ -1,5 +1,5 @@
 import { ROLES, type AuthResult, type AuthUser, type Role, type TokenPair } from '@basalt/contract';
-import { accessTokenExpiresAt, decodeJwtPayload } from './token.js';
+import { accessTokenExpiresAt, decodeJwtPayload } from './accessToken.js';
 
 /** What the client keeps for a signed-in user: the token pair, the user, and when the access token expires. */
 export interface Session extends AuthResult {

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import { quote } from '../db/identifiers.js';
-import { conditionSql, Parameters } from '../records/query/build.js';
-import type { Condition } from '../records/query/plan.js';
+import { conditionSql, SqlParameters, type Condition } from '../records/index.js';
 import type { Change } from './log.js';
 
 /**
@@ -19,7 +18,7 @@ export interface FilterSet {
 
 /** A filter set's key: its SQL shape and its values (two sets with one key match the same rows). */
 export function filterKeyOf(conditions: readonly Condition[]): string {
-  const parameters = new Parameters();
+  const parameters = new SqlParameters();
   const shapes = conditions.map((condition) => conditionSql(condition, parameters).shape);
   return JSON.stringify([shapes, parameters.values]);
 }
@@ -29,7 +28,7 @@ export interface Converted {
   rows: Array<Record<string, unknown> | null>;
   /** Per filter key: per change, whether the row matches. */
   matches: Map<string, boolean[]>;
-  /** Positions of the changes whose rows could not be read back into the table's types (see convertIsolated). */
+  /** Positions of the changes whose rows could not be read back into the table's types (see changeRowsIsolated). */
   undeliverable: number[];
   /** Why, when some were (the database's message: for the log, never for a client). */
   reason?: string;
@@ -37,12 +36,12 @@ export interface Converted {
 
 const FLAG = '__basalt_f';
 
-export async function convert(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
+export async function changeRows(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
   const withRecord = changes.map((change, index) => ({ change, index })).filter(({ change }) => change.record !== null);
   const rows: Converted['rows'] = changes.map(() => null);
   const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
   if (withRecord.length === 0) return { rows, matches, undeliverable: [] };
-  const parameters = new Parameters(2);
+  const parameters = new SqlParameters(2);
   const flags = filters.map((filter, k) => `(${filter.conditions.map((condition) => conditionSql(condition, parameters).sql).join(' AND ')}) IS TRUE AS ${quote(`${FLAG}${k}`)}`);
   const result = await pool.query<Record<string, unknown>>(
     `SELECT r.*${flags.map((flag) => `, ${flag}`).join('')}
@@ -63,14 +62,14 @@ export async function convert(pool: pg.Pool, table: string, changes: readonly Ch
 }
 
 /**
- * `convert`, with a change that cannot be read back into the table (a column's type changed by psql after it was
+ * `changeRows`, with a change that cannot be read back into the table (a column's type changed by psql after it was
  * logged, a log row written by hand) costing only itself: when the batch fails, each change is converted alone and
  * the ones that still fail are reported as undeliverable. Database errors other than a conversion's (the database
  * gone) fail the call as before, so the batch is read again on the next tick.
  */
-export async function convertIsolated(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
+export async function changeRowsIsolated(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
   try {
-    return await convert(pool, table, changes, filters);
+    return await changeRows(pool, table, changes, filters);
   } catch (error) {
     if (!isDataError(error)) throw error;
   }
@@ -80,7 +79,7 @@ export async function convertIsolated(pool: pg.Pool, table: string, changes: rea
   let reason: string | undefined;
   for (const [position, change] of changes.entries()) {
     try {
-      const one = await convert(pool, table, [change], filters);
+      const one = await changeRows(pool, table, [change], filters);
       rows[position] = one.rows[0] ?? null;
       for (const [key, verdicts] of one.matches) matches.get(key)![position] = verdicts[0]!;
     } catch (error) {

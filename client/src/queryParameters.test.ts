@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listParameters, selectText } from './query.js';
+import { listParameters, selectText } from './queryParameters.js';
 
 describe('listParameters', () => {
   it('maps paging, ordering, select, cursor, count and equality filters onto the list endpoint’s parameters', () => {

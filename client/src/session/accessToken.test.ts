@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fakeJwt } from '../test/support/fakeServer.js';
-import { accessTokenExpiresAt, decodeJwtPayload } from './token.js';
+import { fakeJwt } from '../../test/support/fakeServer.js';
+import { accessTokenExpiresAt, decodeJwtPayload } from './accessToken.js';
 
 describe('decodeJwtPayload', () => {
   it('reads the claims of a JWT, including non-ASCII text and base64url characters', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeServer, fakeAccessToken } from '../test/support/fakeServer.js';
-import { createClient, type BasaltClient, type ClientOptions } from './client.js';
-import { ApiError, NetworkError } from './errors.js';
+import { FakeServer, fakeAccessToken } from '../../test/support/fakeServer.js';
+import { createClient, type BasaltClient, type ClientOptions } from '../client.js';
+import { ApiError, NetworkError } from '../errors.js';
 import type { AuthChangeEvent } from './session.js';
 import { memoryStorage, type StorageAdapter } from './storage.js';
 

@@ -1,5 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { ApiError } from '../errors.js';
+import { combineMetrics, type MetricsPart } from './metrics.js';
+import { combineTraffic, type TrafficPart } from './traffic.js';
 
 /**
  * One answer for the whole process group (WORKERS=N): the worker that received `/metrics` or `/admin/overview` asks the
@@ -122,4 +124,10 @@ export function relayGathers(combine: Combine, onMissing: (kind: GatherKind, mis
   };
   cluster.on('message', onMessage);
   return () => cluster.off('message', onMessage);
+}
+
+/** How the primary combines what the workers sent (`relayGathers` relays, this sums). */
+export function combineGathered(kind: GatherKind, parts: unknown[], missing: number): unknown {
+  if (kind === 'metrics') return combineMetrics(parts as MetricsPart[], missing);
+  return combineTraffic(parts as TrafficPart[]);
 }

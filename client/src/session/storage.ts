@@ -45,10 +45,12 @@ export function resolveStorage(option: StorageAdapter | false | undefined, local
 }
 
 /**
- * The session under one key of an adapter. Writes are chained so an async adapter never applies a sign-out before
- * the refresh that preceded it; reads wait for pending writes, so a read never sees an older value than was written.
+ * The session under one key of an adapter: this client's copy of its session (the server's `SessionStore` is the
+ * record of every session, hence another name). Writes are chained so an async adapter never applies a sign-out
+ * before the refresh that preceded it; reads wait for pending writes, so a read never sees an older value than was
+ * written.
  */
-export class SessionStore {
+export class SessionStorage {
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeLockManager } from '../test/support/fakeLocks.js';
-import { FakeServer, fakeAccessToken } from '../test/support/fakeServer.js';
-import { createClient, type BasaltClient, type ClientOptions } from './client.js';
+import { FakeLockManager } from '../../test/support/fakeLocks.js';
+import { FakeServer, fakeAccessToken } from '../../test/support/fakeServer.js';
+import { createClient, type BasaltClient, type ClientOptions } from '../client.js';
 import type { AuthChangeEvent } from './session.js';
 import { memoryStorage, type StorageAdapter } from './storage.js';
 

@@ -1,0 +1,31 @@
+import type { PreparedPool } from '../../db/preparedPool.js';
+import type { CursorKey } from '../query/cursor.js';
+import type { Row } from '../plan.js';
+
+/** What the execute stage needs of the process, and what it answers. */
+
+export interface Executor {
+  /** The record API's pool: named prepared statements (a bounded number per connection), no query builder. */
+  pool: PreparedPool;
+  /** Whether the schema version moved past the one a statement was planned with. */
+  isStale(since: number): Promise<boolean>;
+  /** Asked only when a write changed nothing, to say why. */
+  userExists(userId: string): Promise<boolean>;
+  /** Signs the `next` cursors of list pages (and checks `after`, in the plan). */
+  cursorKey: CursorKey;
+  /** `<table>.<column>` of the foreign key `constraint` on `table` (a delete it refused names it), if known. */
+  referencingColumn(table: string, constraint: string): string | undefined;
+}
+
+export interface Page {
+  kind: 'page';
+  rows: Row[];
+  /** Absent with `count=none`. */
+  total?: number;
+  /** With `count=estimated` only: whether `total` is exact. */
+  totalExact?: boolean;
+  /** The cursor of the page after this one, or null when no row follows. */
+  next: string | null;
+}
+
+export type Outcome = Page | { kind: 'record'; row: Row; created: boolean } | { kind: 'records'; rows: Row[] };

@@ -1,0 +1,13 @@
+/**
+ * The record pipeline's face for the other rooms (admin, realtime, openapi, ops, services): what they may use of it.
+ * Everything else in records/ is the pipeline's own; the linter holds them to this file (and the composition root to
+ * routes.ts).
+ */
+export { answerRecordCall, type RecordDeps } from './pipeline.js';
+export { administeredTable } from './authorize.js';
+export { parseTarget, queryBytesOf, type RecordAction } from './parse.js';
+export { parseListParams, parsePaging, parseOrder, parseValueList, single, type QueryParams } from './query/parse.js';
+export { planConditions, type Condition } from './query/plan.js';
+export { conditionSql, SqlParameters } from './query/build.js';
+export { cursorKeyFrom } from './query/cursor.js';
+export { embedNameOf, planSelection } from './embed/plan.js';
