@@ -278,18 +278,18 @@ test('orders, filters and pages the grid', async () => {
   await expect.poll(() => columnValues('posts', 'views').then((values) => values.slice(0, 2))).toEqual(['120', '119']);
 
   await page.getByLabel('Rows per page').selectOption('10');
-  await expect(page.getByText('1–10 of 22 · page 1 of 3')).toBeVisible();
+  await expect(page.getByText('1–10 of 22 · page 1 of 3', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3', { exact: true })).toBeVisible();
   await expect.poll(() => columnValues('posts', 'views').then((values) => values[0])).toBe('110');
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByText('21–22 of 22 · page 3 of 3')).toBeVisible();
+  await expect(page.getByText('21–22 of 22 · page 3 of 3', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled();
   await page.getByRole('button', { name: 'Previous' }).click();
-  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3', { exact: true })).toBeVisible();
 
   await page.getByLabel('Filter published', { exact: true }).selectOption('true');
-  await expect(page.getByText('1–10 of 11 · page 1 of 2')).toBeVisible();
+  await expect(page.getByText('1–10 of 11 · page 1 of 2', { exact: true })).toBeVisible();
   await page.getByLabel('Filter title', { exact: true }).fill('World');
   await page.getByLabel('Filter title', { exact: true }).press('Enter');
   await expect(page.getByText('1–1 of 1')).toBeVisible();
@@ -350,17 +350,17 @@ test('filters with the operators of each type, pages by cursor, and builds and d
 
   // Pages by cursor: forward and back, each page new rows, the total shown throughout.
   await page.getByLabel('Rows per page').selectOption('10');
-  await expect(page.getByText('1–10 of 22 · page 1 of 3')).toBeVisible();
+  await expect(page.getByText('1–10 of 22 · page 1 of 3', { exact: true })).toBeVisible();
   const first = await columnValues('posts', 'title');
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3', { exact: true })).toBeVisible();
   const second = await columnValues('posts', 'title');
   await page.getByRole('button', { name: 'Next' }).click();
-  await expect(page.getByText('21–22 of 22 · page 3 of 3')).toBeVisible();
+  await expect(page.getByText('21–22 of 22 · page 3 of 3', { exact: true })).toBeVisible();
   const third = await columnValues('posts', 'title');
   expect(new Set([...first, ...second, ...third]).size).toBe(22);
   await page.getByRole('button', { name: 'Previous' }).click();
-  await expect(page.getByText('11–20 of 22 · page 2 of 3')).toBeVisible();
+  await expect(page.getByText('11–20 of 22 · page 2 of 3', { exact: true })).toBeVisible();
   expect(await columnValues('posts', 'title')).toEqual(second);
   await page.getByLabel('Rows per page').selectOption('20');
 

@@ -18,6 +18,8 @@ export type Comparison = (typeof COMPARISONS)[number];
 
 /** The operators that take a comma-separated list of values. */
 export const LIST_OPERATORS = ['in', 'nin'] as const satisfies readonly Operator[];
+export type ListOperator = (typeof LIST_OPERATORS)[number];
+export const isListOperator = (op: Operator): op is ListOperator => (LIST_OPERATORS as readonly Operator[]).includes(op);
 
 /** `<column>[is]=...`: `null`, `notnull`; `true`, `false` on boolean columns only. */
 export const IS_VALUES = ['null', 'notnull', 'true', 'false'] as const;

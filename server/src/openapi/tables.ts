@@ -1,4 +1,4 @@
-import { COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, isListOperator, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import { isOrderable, type ColumnSchema, type TableSchema } from '../db/schema.js';
 import { forcedOwnerColumn, type Surface } from '../policies/access.js';
 import { embedNameOf } from '../records/index.js';
@@ -184,7 +184,7 @@ export function filterParameterComponents(table: TableSchema): Record<string, Sc
       const schema =
         op === 'is'
           ? str({ enum: column.type === 'boolean' ? [...IS_VALUES] : [...NULL_TESTS] })
-          : op === 'in' || op === 'nin'
+          : isListOperator(op)
             ? valueList(column)
             : value;
       parameters[key(column.name, op)] = parameter(`${column.name}[${op}]`, schema, `${column.name} ${OPERATOR_TEXTS[op]}`);

@@ -3,12 +3,15 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { SessionInfo } from '@basalt/contract';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { Empty, ErrorState, Loading } from '../../components/States';
+import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
+import { ListState } from '../../components/ListState';
+import { Empty } from '../../components/States';
 import { describeError } from '../../errors';
 import { keys, useSessions } from '../../queries';
 import { PasswordForm } from './PasswordForm';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const COLUMNS: readonly HeadColumn[] = [{ label: 'Device' }, { label: 'Signed in' }, { label: 'Last used' }, ACTIONS_COLUMN];
 
 /** The owner's own account: where they are signed in (one session per device), and their password. */
 export function AccountScreen() {
@@ -32,50 +35,37 @@ export function AccountScreen() {
         <div className="card-header">
           <h2 id="sessions-title">Signed-in devices</h2>
         </div>
-        {sessions.isPending ? (
-          <Loading label="Loading sessions…" />
-        ) : sessions.isError ? (
-          <ErrorState error={sessions.error} onRetry={() => void sessions.refetch()} />
-        ) : sessions.data.length === 0 ? (
-          <Empty title="No sessions" />
-        ) : (
-          <div className="table-scroll">
-            <table className="data-table" aria-label="Sessions">
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">Signed in</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {sessions.data.map((session) => (
-                  <tr key={session.id}>
-                    <th scope="row" className="cell-text" title={session.userAgent ?? ''}>
-                      {session.userAgent ?? 'unknown device'}
-                      {session.current && <span className="tag">this browser</span>}
-                    </th>
-                    <td>{dateTime.format(new Date(session.createdAt))}</td>
-                    <td>{dateTime.format(new Date(session.lastUsedAt))}</td>
-                    <td className="row-actions">
-                      {!session.current && (
-                        <button type="button" className="button button-small button-danger-quiet" onClick={() => {
-                            end.reset();
-                            setEnding(session);
-                          }}>
-                          Sign out<span className="visually-hidden"> device {session.id}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListState query={sessions} pendingLabel="Loading sessions…" isEmpty={(devices) => devices.length === 0} empty={<Empty title="No sessions" />}>
+          {(devices) => (
+            <div className="table-scroll">
+              <table className="data-table" aria-label="Sessions">
+                <DataTableHead columns={COLUMNS} />
+                <tbody>
+                  {devices.map((session) => (
+                    <tr key={session.id}>
+                      <th scope="row" className="cell-text" title={session.userAgent ?? ''}>
+                        {session.userAgent ?? 'unknown device'}
+                        {session.current && <span className="tag">this browser</span>}
+                      </th>
+                      <td>{dateTime.format(new Date(session.createdAt))}</td>
+                      <td>{dateTime.format(new Date(session.lastUsedAt))}</td>
+                      <td className="row-actions">
+                        {!session.current && (
+                          <button type="button" className="button button-small button-danger-quiet" onClick={() => {
+                              end.reset();
+                              setEnding(session);
+                            }}>
+                            Sign out<span className="visually-hidden"> device {session.id}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </ListState>
       </section>
       <PasswordForm onChanged={() => void queryClient.invalidateQueries({ queryKey: keys.sessions })} />
       <ConfirmDialog

@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import { API_URL } from '../../api';
 import { CopyButton } from '../../components/CopyButton';
-import { ErrorState, Loading } from '../../components/States';
+import { ListState } from '../../components/ListState';
+import { ErrorState } from '../../components/States';
 import { useAdminSettings, useTables } from '../../queries';
 import { clientSnippet, curlSnippet, exampleBody } from './snippets';
 import { TypesPanel } from './TypesPanel';
+import './api.css';
 
 export function ApiScreen() {
   const settings = useAdminSettings();
@@ -23,18 +25,16 @@ export function ApiScreen() {
           </dd>
           <dt>Anon key</dt>
           <dd>
-            {settings.isPending ? (
-              <Loading label="Loading the anon key…" />
-            ) : settings.isError ? (
-              <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />
-            ) : (
-              <div className="copy-line">
-                <code className="secret" data-testid="anon-key">
-                  {settings.data.anonKey}
-                </code>
-                <CopyButton text={settings.data.anonKey} label="Copy anon key" />
-              </div>
-            )}
+            <ListState query={settings} pendingLabel="Loading the anon key…">
+              {({ anonKey }) => (
+                <div className="copy-line">
+                  <code className="secret" data-testid="anon-key">
+                    {anonKey}
+                  </code>
+                  <CopyButton text={anonKey} label="Copy anon key" />
+                </div>
+              )}
+            </ListState>
             <p className="field-hint">
               Safe to ship in an app: it acts as an anonymous caller and reads only <code>public-read</code> tables. Send it as
               the <code>apikey</code> header.

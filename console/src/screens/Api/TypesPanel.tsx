@@ -1,5 +1,5 @@
 import { CopyButton } from '../../components/CopyButton';
-import { ErrorState, Loading } from '../../components/States';
+import { ListState } from '../../components/ListState';
 import { downloadText } from '../../download';
 import { useTypes } from '../../queries';
 
@@ -24,15 +24,13 @@ export function TypesPanel() {
         Generated from the tables as they are now. Pass <code>Database</code> to <code>createClient&lt;Database&gt;()</code> and
         every <code>from(table)</code> call is typed. <code>npm run typegen -- --out {FILE_NAME}</code> writes the same file.
       </p>
-      {types.isPending ? (
-        <Loading label="Generating types…" />
-      ) : types.isError ? (
-        <ErrorState error={types.error} onRetry={() => void types.refetch()} />
-      ) : (
-        <pre className="types-source" data-testid="types-source">
-          <code>{types.data}</code>
-        </pre>
-      )}
+      <ListState query={types} pendingLabel="Generating types…">
+        {(source) => (
+          <pre className="types-source" data-testid="types-source">
+            <code>{source}</code>
+          </pre>
+        )}
+      </ListState>
     </section>
   );
 }

@@ -6,12 +6,15 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
 import { Field } from '../../components/Field';
 import { FormActions } from '../../components/FormActions';
-import { Empty, ErrorState, FormError, Loading } from '../../components/States';
+import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
+import { ListState } from '../../components/ListState';
+import { Empty, FormError } from '../../components/States';
 import { describeError, splitError } from '../../errors';
 import { keys, useApiKeys } from '../../queries';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const when = (iso: string | null, none: string) => (iso ? dateTime.format(new Date(iso)) : none);
+const COLUMNS: readonly HeadColumn[] = [{ label: 'Name' }, { label: 'Access' }, { label: 'Created' }, { label: 'Expires' }, { label: 'Last used' }, ACTIONS_COLUMN];
 
 /** The owner's own API keys: for scripts and servers that act as the owner on /api (never on /admin). */
 export function KeysScreen() {
@@ -43,51 +46,36 @@ export function KeysScreen() {
           void queryClient.invalidateQueries({ queryKey: keys.apiKeys });
         }}
       />
-      {list.isPending ? (
-        <Loading label="Loading keys…" />
-      ) : list.isError ? (
-        <ErrorState error={list.error} onRetry={() => void list.refetch()} />
-      ) : list.data.length === 0 ? (
-        <Empty title="No API keys yet" />
-      ) : (
-        <div className="table-scroll card card-flush">
-          <table className="data-table" aria-label="API keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Access</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((key) => (
-                <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td>
-                    <span className="tag">{key.access}</span>
-                  </td>
-                  <td>{when(key.createdAt, '')}</td>
-                  <td>{when(key.expiresAt, 'never')}</td>
-                  <td>{when(key.lastUsedAt, 'not yet')}</td>
-                  <td className="row-actions">
-                    <button type="button" className="button button-small button-danger-quiet" onClick={() => {
-                        revoke.reset();
-                        setRevoking(key);
-                      }}>
-                      Revoke<span className="visually-hidden"> key {key.name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListState query={list} pendingLabel="Loading keys…" isEmpty={(apiKeys) => apiKeys.length === 0} empty={<Empty title="No API keys yet" />}>
+        {(apiKeys) => (
+          <div className="table-scroll card card-flush">
+            <table className="data-table" aria-label="API keys">
+              <DataTableHead columns={COLUMNS} />
+              <tbody>
+                {apiKeys.map((key) => (
+                  <tr key={key.id}>
+                    <th scope="row">{key.name}</th>
+                    <td>
+                      <span className="tag">{key.access}</span>
+                    </td>
+                    <td>{when(key.createdAt, '')}</td>
+                    <td>{when(key.expiresAt, 'never')}</td>
+                    <td>{when(key.lastUsedAt, 'not yet')}</td>
+                    <td className="row-actions">
+                      <button type="button" className="button button-small button-danger-quiet" onClick={() => {
+                          revoke.reset();
+                          setRevoking(key);
+                        }}>
+                        Revoke<span className="visually-hidden"> key {key.name}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
       <ConfirmDialog
         open={revoking !== null}
         title={`Revoke the key ${revoking?.name ?? ''}?`}

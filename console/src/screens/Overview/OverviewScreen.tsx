@@ -1,9 +1,12 @@
 import { lazy, useMemo, type ReactNode } from 'react';
+import type { Overview } from '@basalt/contract';
 import { LazyPart } from '../../components/LazyPart';
-import { ErrorState, FormError, Loading } from '../../components/States';
+import { ListState } from '../../components/ListState';
+import { FormError } from '../../components/States';
 import { describeError } from '../../errors';
 import { useOverview } from '../../queries';
 import { chartsOf, formatCount, formatMs, formatRate, formatShare, summaryOf, type ChartData } from './stats';
+import './overview.css';
 
 const TimeChart = lazy(() => import('./TimeChart'));
 
@@ -19,8 +22,6 @@ const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 /** The owner's dashboard: the last hour of the whole process group's traffic, refreshed every 10 s while open. */
 export function OverviewScreen() {
   const overview = useOverview();
-  const charts = useMemo(() => (overview.data ? chartsOf(overview.data) : undefined), [overview.data]);
-  const summary = useMemo(() => (overview.data ? summaryOf(overview.data) : undefined), [overview.data]);
 
   return (
     <section className="page">
@@ -32,43 +33,48 @@ export function OverviewScreen() {
           </p>
         )}
       </div>
-      {overview.isPending ? (
-        <Loading label="Loading the overview…" />
-      ) : !overview.data || !charts || !summary ? (
-        <ErrorState error={overview.error} onRetry={() => void overview.refetch()} />
-      ) : (
-        <>
-          <p className="muted page-intro">
-            The last hour in {overview.data.bucketSeconds}-second steps
-            {overview.data.workers > 1 ? `, summed over ${overview.data.workers} worker processes` : ''}; refreshed every{' '}
-            {overview.data.bucketSeconds} seconds while this page is open. &ldquo;Last {overview.data.bucketSeconds} s&rdquo; is the last
-            step that has ended.
-          </p>
-          {overview.isError && (
-            <FormError message={`Could not refresh: ${describeError(overview.error)} Showing the numbers from ${time.format(overview.dataUpdatedAt)}.`} />
-          )}
-          <div className="overview-grid">
-            <ChartCard id="requests" title="Requests per second" data={charts.requests} colors={ACCENT} format={formatRate}>
-              <Stat label={`Last ${overview.data.bucketSeconds} s`} value={formatRate(summary.requests.lastPerSecond)} />
-              <Stat label="Peak" value={formatRate(summary.requests.peakPerSecond)} />
-              <Stat label="Requests in the hour" value={formatCount(summary.requests.total)} testId="requests-total" />
-            </ChartCard>
-            <ChartCard id="errors" title="Error rate" data={charts.errors} colors={ERRORS} format={percent}>
-              <Stat label="4xx in the hour" value={`${formatShare(summary.errors.clientShare)} (${formatCount(summary.errors.client)})`} testId="client-errors" />
-              <Stat label="5xx in the hour" value={`${formatShare(summary.errors.serverShare)} (${formatCount(summary.errors.server)})`} testId="server-errors" />
-            </ChartCard>
-            <ChartCard id="latency" title="p99 latency" data={charts.latency} colors={ACCENT} format={formatMs} minMax={10}>
-              <Stat label={`Last ${overview.data.bucketSeconds} s`} value={formatMs(summary.latency.lastMs)} />
-              <Stat label="Highest in the hour" value={formatMs(summary.latency.highestMs)} testId="latency-highest" />
-            </ChartCard>
-            <ChartCard id="sign-ins" title="Sign-ins" data={charts.signIns} colors={SIGN_INS} format={formatCount}>
-              <Stat label="Succeeded in the hour" value={formatCount(summary.signIns.ok)} testId="sign-ins-ok" />
-              <Stat label="Failed in the hour" value={formatCount(summary.signIns.failed)} testId="sign-ins-failed" />
-            </ChartCard>
-          </div>
-        </>
-      )}
+      {/* A refresh that fails leaves the last numbers up, with a line that says so. */}
+      <ListState query={overview} pendingLabel="Loading the overview…" errorPlacement="keep-data">
+        {(data) => <Numbers data={data} updatedAt={overview.dataUpdatedAt} refreshError={overview.isError ? overview.error : undefined} />}
+      </ListState>
     </section>
+  );
+}
+
+function Numbers({ data, updatedAt, refreshError }: { data: Overview; updatedAt: number; refreshError: unknown }) {
+  const charts = useMemo(() => chartsOf(data), [data]);
+  const summary = useMemo(() => summaryOf(data), [data]);
+  return (
+    <>
+      <p className="muted page-intro">
+        The last hour in {data.bucketSeconds}-second steps
+        {data.workers > 1 ? `, summed over ${data.workers} worker processes` : ''}; refreshed every{' '}
+        {data.bucketSeconds} seconds while this page is open. &ldquo;Last {data.bucketSeconds} s&rdquo; is the last
+        step that has ended.
+      </p>
+      {refreshError !== undefined && (
+        <FormError message={`Could not refresh: ${describeError(refreshError)} Showing the numbers from ${time.format(updatedAt)}.`} />
+      )}
+      <div className="overview-grid">
+        <ChartCard id="requests" title="Requests per second" data={charts.requests} colors={ACCENT} format={formatRate}>
+          <Stat label={`Last ${data.bucketSeconds} s`} value={formatRate(summary.requests.lastPerSecond)} />
+          <Stat label="Peak" value={formatRate(summary.requests.peakPerSecond)} />
+          <Stat label="Requests in the hour" value={formatCount(summary.requests.total)} testId="requests-total" />
+        </ChartCard>
+        <ChartCard id="errors" title="Error rate" data={charts.errors} colors={ERRORS} format={percent}>
+          <Stat label="4xx in the hour" value={`${formatShare(summary.errors.clientShare)} (${formatCount(summary.errors.client)})`} testId="client-errors" />
+          <Stat label="5xx in the hour" value={`${formatShare(summary.errors.serverShare)} (${formatCount(summary.errors.server)})`} testId="server-errors" />
+        </ChartCard>
+        <ChartCard id="latency" title="p99 latency" data={charts.latency} colors={ACCENT} format={formatMs} minMax={10}>
+          <Stat label={`Last ${data.bucketSeconds} s`} value={formatMs(summary.latency.lastMs)} />
+          <Stat label="Highest in the hour" value={formatMs(summary.latency.highestMs)} testId="latency-highest" />
+        </ChartCard>
+        <ChartCard id="sign-ins" title="Sign-ins" data={charts.signIns} colors={SIGN_INS} format={formatCount}>
+          <Stat label="Succeeded in the hour" value={formatCount(summary.signIns.ok)} testId="sign-ins-ok" />
+          <Stat label="Failed in the hour" value={formatCount(summary.signIns.failed)} testId="sign-ins-failed" />
+        </ChartCard>
+      </div>
+    </>
   );
 }
 

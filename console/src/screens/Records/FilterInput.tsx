@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import type { ColumnInfo } from '@basalt/contract';
-import { OP_LABELS, OPS_BY_TYPE, takesValue, type FilterDraft, type FilterOp } from './filters';
+import { NULL_TESTS, type ColumnInfo } from '@basalt/contract';
+import { isNullTest, OP_LABELS, operatorsFor, placeholderOf, takesValue, type FilterDraft, type FilterOp } from './filters';
 
 const EMPTY: FilterDraft = { op: 'eq', value: '' };
 
@@ -19,7 +19,7 @@ export function FilterInput({ column, value, invalid, onCommit }: { column: Colu
   }
   const label = `Filter ${column.name}`;
   if (column.type === 'boolean') {
-    const selected = current.op === 'null' || current.op === 'notnull' ? current.op : current.value;
+    const selected = isNullTest(current.op) ? current.op : current.value;
     return (
       <select
         aria-label={label}
@@ -28,14 +28,17 @@ export function FilterInput({ column, value, invalid, onCommit }: { column: Colu
         aria-invalid={invalid}
         onChange={(event) => {
           const choice = event.target.value;
-          onCommit(choice === 'null' || choice === 'notnull' ? { op: choice, value: '' } : { op: 'eq', value: choice });
+          onCommit(isNullTest(choice) ? { op: choice, value: '' } : { op: 'eq', value: choice });
         }}
       >
         <option value="">any</option>
         <option value="true">true</option>
         <option value="false">false</option>
-        <option value="null">is null</option>
-        <option value="notnull">is not null</option>
+        {NULL_TESTS.map((test) => (
+          <option key={test} value={test}>
+            {OP_LABELS[test]}
+          </option>
+        ))}
       </select>
     );
   }
@@ -47,7 +50,7 @@ export function FilterInput({ column, value, invalid, onCommit }: { column: Colu
         value={current.op}
         onChange={(event) => onCommit({ op: event.target.value as FilterOp, value: draft })}
       >
-        {OPS_BY_TYPE[column.type].map((op) => (
+        {operatorsFor(column.type).map((op) => (
           <option key={op} value={op}>
             {OP_LABELS[op]}
           </option>
@@ -57,7 +60,7 @@ export function FilterInput({ column, value, invalid, onCommit }: { column: Colu
         <input
           aria-label={label}
           className="filter"
-          placeholder={current.op === 'in' || current.op === 'nin' ? 'a, b, c' : current.op === 'like' || current.op === 'ilike' ? 'a*' : ''}
+          placeholder={placeholderOf(current.op)}
           value={draft}
           aria-invalid={invalid}
           spellCheck={false}

@@ -1,11 +1,13 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { ColumnInfo, TableInfo } from '@basalt/contract';
+import type { OrderDirection, TableInfo } from '@basalt/contract';
 import { DEFAULT_LIMIT } from '@basalt/contract';
 import type { TableListQuery, UntypedRow } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { Empty, ErrorState, Loading } from '../../components/States';
+import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
+import { ListState } from '../../components/ListState';
+import { Empty } from '../../components/States';
 import { describeError, fieldOfError } from '../../errors';
 import { keys, useRecords } from '../../queries';
 import { FilterInput } from './FilterInput';
@@ -17,8 +19,9 @@ import { formatCell, recordId as idOf } from './values';
 import { ReferenceCell } from './references/ReferenceCell';
 import { useReferenceLabels } from './references/useReferenceLabels';
 import { useLiveRecords } from './useLiveRecords';
+import './records.css';
 
-type Order = { column: string; direction: 'asc' | 'desc' } | null;
+type Order = { column: string; direction: OrderDirection } | null;
 type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
 
 /** Header clicks cycle ascending, descending, unsorted (the server then orders by id). */
@@ -76,6 +79,22 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
   const labels = useReferenceLabels(table, rows);
   const badParameter = records.isError ? columnOfParameter(fieldOfError(records.error)) : undefined;
   const hasFilters = Object.keys(activeFilters).length > 0;
+  const head: HeadColumn[] = [
+    ...table.columns.map((column) => ({
+      key: column.name,
+      label: column.name,
+      type: column.type,
+      sort: {
+        direction: order?.column === column.name ? order.direction : null,
+        onSort: () => {
+          setOrder(nextOrder(order, column.name));
+          paging.reset();
+        },
+      },
+    })),
+    // Sticky at the right edge of a wide grid (records.css).
+    { ...ACTIONS_COLUMN, className: 'row-actions' },
+  ];
 
   return (
     <section className="card card-flush records" aria-labelledby="records-title">
@@ -124,77 +143,69 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         />
       )}
 
-      {records.isError && (
-        <div className="records-error">
-          <ErrorState error={records.error} onRetry={badParameter ? undefined : () => void records.refetch()} />
-        </div>
-      )}
-
-      {records.isPending ? (
-        <Loading label="Loading records…" />
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table grid" aria-label={`Records of ${table.name}`} aria-busy={records.isFetching}>
-            <thead>
-              <tr>
-                {table.columns.map((column) => (
-                  <SortableHeader key={column.name} column={column} order={order} onSort={() => {
-                      setOrder(nextOrder(order, column.name));
-                      paging.reset();
-                    }} />
-                ))}
-                <th scope="col" className="row-actions">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-              <tr className="filter-row">
-                {table.columns.map((column) => (
-                  <td key={column.name}>
-                    <FilterInput column={column} value={filters[column.name]} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
-                  </td>
-                ))}
-                <td className="row-actions" />
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={String(row.id)}>
-                  {table.columns.map((column) => {
-                    if (column.references) return <ReferenceCell key={column.name} column={{ ...column, references: column.references }} value={row[column.name]} labels={labels.get(column.name)} />;
-                    const cell = formatCell(row[column.name]);
-                    return (
-                      <td key={column.name} className={`cell cell-${column.type}${cell.isNull ? ' cell-null' : ''}`} title={cell.text}>
-                        {cell.text}
-                      </td>
-                    );
-                  })}
-                  <td className="row-actions">
-                    <button type="button" className="button button-small" onClick={() => setEditing({ mode: 'edit', row })} aria-label={`Edit record ${String(row.id)}`}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className="button button-small button-danger-quiet"
-                      onClick={() => {
-                        remove.reset();
-                        setDeleting(row);
-                      }}
-                      aria-label={`Delete record ${String(row.id)}`}
-                    >
-                      Delete
-                    </button>
-                  </td>
+      {/* The header and its filters stay on an error and when nothing matches: the filter at fault is fixed there. */}
+      <ListState
+        query={records}
+        pendingLabel="Loading records…"
+        errorPlacement="above"
+        errorClassName="records-error"
+        retry={!badParameter}
+        isEmpty={(page) => page.data.length === 0}
+        empty={
+          <Empty title={hasFilters ? 'No records match these filters' : 'No records yet'}>
+            {!hasFilters && <p>Add one here, or through the API at /api/{table.name}.</p>}
+          </Empty>
+        }
+      >
+        {(_page, empty) => (
+          <div className="table-scroll">
+            <table className="data-table grid" aria-label={`Records of ${table.name}`} aria-busy={records.isFetching}>
+              <DataTableHead columns={head}>
+                <tr className="filter-row">
+                  {table.columns.map((column) => (
+                    <td key={column.name}>
+                      <FilterInput column={column} value={filters[column.name]} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
+                    </td>
+                  ))}
+                  <td className="row-actions" />
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {!records.isError && rows.length === 0 && (
-            <Empty title={hasFilters ? 'No records match these filters' : 'No records yet'}>
-              {!hasFilters && <p>Add one here, or through the API at /api/{table.name}.</p>}
-            </Empty>
-          )}
-        </div>
-      )}
+              </DataTableHead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={String(row.id)}>
+                    {table.columns.map((column) => {
+                      if (column.references) return <ReferenceCell key={column.name} column={{ ...column, references: column.references }} value={row[column.name]} labels={labels.get(column.name)} />;
+                      const cell = formatCell(row[column.name]);
+                      return (
+                        <td key={column.name} className={`cell cell-${column.type}${cell.isNull ? ' cell-null' : ''}`} title={cell.text}>
+                          {cell.text}
+                        </td>
+                      );
+                    })}
+                    <td className="row-actions">
+                      <button type="button" className="button button-small" onClick={() => setEditing({ mode: 'edit', row })} aria-label={`Edit record ${String(row.id)}`}>
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className="button button-small button-danger-quiet"
+                        onClick={() => {
+                          remove.reset();
+                          setDeleting(row);
+                        }}
+                        aria-label={`Delete record ${String(row.id)}`}
+                      >
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {empty}
+          </div>
+        )}
+      </ListState>
 
       <Pager
         total={total}
@@ -225,20 +236,5 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         </p>
       </ConfirmDialog>
     </section>
-  );
-}
-
-function SortableHeader({ column, order, onSort }: { column: ColumnInfo; order: Order; onSort: () => void }) {
-  const direction = order?.column === column.name ? order.direction : null;
-  return (
-    <th scope="col" aria-sort={direction === 'asc' ? 'ascending' : direction === 'desc' ? 'descending' : 'none'}>
-      <button type="button" className="sort-button" onClick={onSort} title={`Order by ${column.name}`}>
-        {column.name}
-        <span className="sort-mark" aria-hidden="true">
-          {direction === 'asc' ? '▲' : direction === 'desc' ? '▼' : ''}
-        </span>
-      </button>
-      <span className="column-type">{column.type}</span>
-    </th>
   );
 }

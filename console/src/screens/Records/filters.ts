@@ -1,15 +1,24 @@
-import type { ColumnInfo, ColumnType } from '@basalt/contract';
+import { LIST_OPERATORS, NULL_TESTS, OPERATORS_BY_TYPE, type ColumnInfo, type ColumnType, type Operator } from '@basalt/contract';
 import type { Filter, UntypedRow } from '@basalt/client';
 
-/** The grid's filter row: per column an operator that fits the column's type, and the value as typed. */
+/**
+ * The grid's filter row: per column an operator that fits the column's type, and the value as typed. The operators
+ * are the query language's (`@basalt/contract`); the grid only splits its `is` into one choice per null test, so that
+ * "is null" and "is not null" sit in the operator list beside "=" and "<".
+ */
 
-export type FilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'like' | 'ilike' | 'search' | 'null' | 'notnull';
+/** The operator the grid offers as null tests instead. */
+const IS = 'is' satisfies Operator;
+type NullTest = (typeof NULL_TESTS)[number];
+
+export type FilterOp = Exclude<Operator, typeof IS> | NullTest;
 
 export interface FilterDraft {
   op: FilterOp;
   value: string;
 }
 
+/** How the grid shows each operator. */
 export const OP_LABELS: Record<FilterOp, string> = {
   eq: '=',
   neq: '≠',
@@ -26,20 +35,28 @@ export const OP_LABELS: Record<FilterOp, string> = {
   notnull: 'is not null',
 };
 
-const RANGE: FilterOp[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'null', 'notnull'];
+/** The operators the server takes on a column type, in the contract's order, its `is` as the null tests. */
+export function operatorsFor(type: ColumnType): FilterOp[] {
+  return OPERATORS_BY_TYPE[type].flatMap((op): FilterOp[] => (op === IS ? [...NULL_TESTS] : [op]));
+}
 
-/** The operators the server takes on each column type (API.md, "Query language"). */
-export const OPS_BY_TYPE: Record<ColumnType, FilterOp[]> = {
-  text: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'ilike', 'search', 'null', 'notnull'],
-  integer: RANGE,
-  real: RANGE,
-  timestamp: RANGE,
-  boolean: ['eq', 'neq', 'null', 'notnull'],
-  json: ['eq', 'null', 'notnull'],
-};
+export function isNullTest(op: string): op is NullTest {
+  return (NULL_TESTS as readonly string[]).includes(op);
+}
+
+/** Operators that take a comma-separated list of values (`in`, `nin`). */
+export function takesList(op: FilterOp): boolean {
+  return (LIST_OPERATORS as readonly string[]).includes(op);
+}
+
+/** What a value looks like where it is not one plain value: a list, or a pattern with `*` as the wildcard. */
+export function placeholderOf(op: FilterOp): string {
+  if (takesList(op)) return 'a, b, c';
+  return op === 'like' || op === 'ilike' ? 'a*' : '';
+}
 
 /** Operators that take no value. */
-export const takesValue = (op: FilterOp) => op !== 'null' && op !== 'notnull';
+export const takesValue = (op: FilterOp) => !isNullTest(op);
 
 /** A draft that filters something: an `is` test, or an operator with a value. */
 export function isActive(draft: FilterDraft | undefined): draft is FilterDraft {
@@ -51,9 +68,9 @@ export function toFilter(drafts: Record<string, FilterDraft>, columns: readonly 
   const filter: Filter<UntypedRow> = {};
   for (const column of columns) {
     const draft = drafts[column.name];
-    if (!isActive(draft) || !OPS_BY_TYPE[column.type].includes(draft.op)) continue;
-    if (!takesValue(draft.op)) filter[column.name] = { is: draft.op as 'null' | 'notnull' };
-    else if (draft.op === 'in' || draft.op === 'nin') filter[column.name] = { [draft.op]: draft.value.split(',').map((part) => part.trim()) };
+    if (!isActive(draft) || !operatorsFor(column.type).includes(draft.op)) continue;
+    if (isNullTest(draft.op)) filter[column.name] = { is: draft.op };
+    else if (takesList(draft.op)) filter[column.name] = { [draft.op]: draft.value.split(',').map((part) => part.trim()) };
     else filter[column.name] = { [draft.op]: draft.value };
   }
   return filter;

@@ -1,10 +1,11 @@
 import { lazy, useMemo } from 'react';
 import { API_URL } from '../../api';
 import { LazyPart } from '../../components/LazyPart';
-import { ErrorState, Loading } from '../../components/States';
+import { ListState } from '../../components/ListState';
 import { downloadText } from '../../download';
 import { useOpenApi } from '../../queries';
 import { withAbsoluteServers } from './servers';
+import './reference.css';
 
 const OpenApiViewer = lazy(() => import('./OpenApiViewer'));
 
@@ -29,17 +30,15 @@ export function ReferenceScreen() {
         generators and API tools. A member, an API key or the anon key get a document of only what they may use; this one is
         the owner&rsquo;s. To try a call, choose <em>Authorize</em> and paste an access token or an API key.
       </p>
-      {openapi.isPending ? (
-        <Loading label="Loading the API reference…" />
-      ) : openapi.isError ? (
-        <ErrorState error={openapi.error} onRetry={() => void openapi.refetch()} />
-      ) : (
-        <div className="card card-flush reference-card">
-          <LazyPart label="Loading the reference viewer…">
-            <OpenApiViewer document={document!} />
-          </LazyPart>
-        </div>
-      )}
+      <ListState query={openapi} pendingLabel="Loading the API reference…">
+        {() => (
+          <div className="card card-flush reference-card">
+            <LazyPart label="Loading the reference viewer…">
+              <OpenApiViewer document={document!} />
+            </LazyPart>
+          </div>
+        )}
+      </ListState>
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { MANAGED_COLUMNS, type ColumnDefinition, type ColumnInfo, type TableInfo
 import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
 import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { useFieldErrors } from '../../components/useFieldErrors';
@@ -12,6 +13,8 @@ import { ColumnFields } from '../Tables/ColumnFields';
 import { checkColumn, newColumnDraft, referenceChoices, type ColumnDraft } from '../Tables/validation';
 import { keys, useTables } from '../../queries';
 import { Link, tablePath } from '../../router';
+
+const COLUMNS: readonly HeadColumn[] = [{ label: 'Name' }, { label: 'Type' }, { label: 'Constraints' }, { label: 'Default' }, ACTIONS_COLUMN];
 
 function formatDefault(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -45,17 +48,7 @@ export function ColumnsPanel({ table }: { table: TableInfo }) {
       <h2 id="columns-title">Columns</h2>
       <div className="table-scroll">
         <table className="data-table compact" aria-label={`Columns of ${table.name}`}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Constraints</th>
-              <th scope="col">Default</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <DataTableHead columns={COLUMNS} />
           <tbody>
             {table.columns.map((column) => {
               const managed = (MANAGED_COLUMNS as readonly string[]).includes(column.name);

@@ -3,12 +3,15 @@ import { useMutation } from '@tanstack/react-query';
 import type { IndexInfo, TableInfo } from '@basalt/contract';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
 import { FormActions } from '../../components/FormActions';
 import { FormError } from '../../components/States';
 import { describeError, splitError } from '../../errors';
 import { useTableChanged } from './ColumnsPanel';
 
 type Kind = 'btree' | 'search';
+
+const COLUMNS: readonly HeadColumn[] = [{ label: 'Name' }, { label: 'Columns' }, { label: 'Kind' }, ACTIONS_COLUMN];
 
 /** Indexes of the primary key and of unique columns belong to the table's constraints: the server refuses to drop them. */
 function isConstraintIndex(table: TableInfo, index: IndexInfo): boolean {
@@ -70,16 +73,7 @@ export function IndexesPanel({ table }: { table: TableInfo }) {
       <h2 id="indexes-title">Indexes</h2>
       <div className="table-scroll">
         <table className="data-table compact" aria-label={`Indexes of ${table.name}`}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Columns</th>
-              <th scope="col">Kind</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <DataTableHead columns={COLUMNS} />
           <tbody>
             {table.indexes.map((index) => (
               <tr key={index.name}>

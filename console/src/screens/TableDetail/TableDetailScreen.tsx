@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { TableInfo } from '@basalt/contract';
 import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ListState } from '../../components/ListState';
 import { TablePolicy } from '../../components/PolicyBadge';
 import { RowCountText } from '../../components/RowCount';
-import { ErrorState, Loading } from '../../components/States';
 import { describeError } from '../../errors';
 import { keys, useTable } from '../../queries';
 import { Link, navigate } from '../../router';
@@ -14,26 +15,32 @@ import { ColumnsPanel } from './ColumnsPanel';
 import { IndexesPanel } from './IndexesPanel';
 import { PolicyControl } from './PolicyControl';
 import { ReferencedByPanel } from './ReferencedByPanel';
+import './table-detail.css';
 
 /** A table: its records (filtered to one when `recordId` is given, as a reference cell's link does), columns, indexes. */
 export function TableDetailScreen({ name, recordId }: { name: string; recordId?: string | null }) {
   const table = useTable(name);
+  return (
+    <ListState
+      query={table}
+      pendingLabel={`Loading ${name}…`}
+      explainError={(error) =>
+        isApiError(error) && (error.code === 'NOT_FOUND' || error.status === 400) ? (
+          <section className="page">
+            <h1>No table {name}</h1>
+            <p>
+              {describeError(error)} <Link to="">Back to the tables</Link>.
+            </p>
+          </section>
+        ) : undefined
+      }
+    >
+      {(info) => <TablePage info={info} recordId={recordId} />}
+    </ListState>
+  );
+}
 
-  if (table.isPending) return <Loading label={`Loading ${name}…`} />;
-  if (table.isError) {
-    if (isApiError(table.error) && (table.error.code === 'NOT_FOUND' || table.error.status === 400)) {
-      return (
-        <section className="page">
-          <h1>No table {name}</h1>
-          <p>
-            {describeError(table.error)} <Link to="">Back to the tables</Link>.
-          </p>
-        </section>
-      );
-    }
-    return <ErrorState error={table.error} onRetry={() => void table.refetch()} />;
-  }
-  const info = table.data;
+function TablePage({ info, recordId }: { info: TableInfo; recordId: string | null | undefined }) {
   return (
     <section className="page">
       <nav className="breadcrumb" aria-label="Breadcrumb">

@@ -1,6 +1,8 @@
 import { COLUMN_TYPES, ON_DELETE_RULES, type ColumnType, type OnDelete } from '@basalt/contract';
 import { Field } from '../../components/Field';
 import type { ColumnDraft, ColumnField, ReferenceChoice } from './validation';
+// The table page's Add a column renders these fields too: they bring their sheet along.
+import './tables.css';
 
 const ON_DELETE_LABELS: Record<OnDelete, string> = {
   restrict: 'restrict: refuse while referenced',

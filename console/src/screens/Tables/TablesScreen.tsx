@@ -1,10 +1,15 @@
 import { useState } from 'react';
 import { TablePolicy } from '../../components/PolicyBadge';
 import { RowCountText } from '../../components/RowCount';
-import { Empty, ErrorState, Loading } from '../../components/States';
+import { DataTableHead, type HeadColumn } from '../../components/DataTableHead';
+import { ListState } from '../../components/ListState';
+import { Empty } from '../../components/States';
 import { useTables } from '../../queries';
 import { Link, tablePath } from '../../router';
 import { CreateTableForm } from './CreateTableForm';
+import './tables.css';
+
+const COLUMNS: readonly HeadColumn[] = [{ label: 'Name' }, { label: 'Policy' }, { label: 'Columns', numeric: true }, { label: 'Rows', numeric: true }];
 
 export function TablesScreen() {
   const tables = useTables();
@@ -21,53 +26,46 @@ export function TablesScreen() {
         )}
       </div>
       {creating && <CreateTableForm onCancel={() => setCreating(false)} />}
-      {tables.isPending ? (
-        <Loading label="Loading tables…" />
-      ) : tables.isError ? (
-        <ErrorState error={tables.error} onRetry={() => void tables.refetch()} />
-      ) : tables.data.length === 0 ? (
-        !creating && (
-          <Empty title="No tables yet">
-            <p>Each table you create gets a REST API at /api/&lt;table&gt; guarded by its policy.</p>
-            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-              Create your first table
-            </button>
-          </Empty>
-        )
-      ) : (
-        <div className="table-scroll card card-flush">
-          <table className="data-table" aria-label="Tables">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Policy</th>
-                <th scope="col" className="numeric">
-                  Columns
-                </th>
-                <th scope="col" className="numeric">
-                  Rows
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tables.data.map((table) => (
-                <tr key={table.name}>
-                  <th scope="row">
-                    <Link to={tablePath(table.name)}>{table.name}</Link>
-                  </th>
-                  <td>
-                    <TablePolicy table={table} />
-                  </td>
-                  <td className="numeric">{table.columns.length}</td>
-                  <td className="numeric">
-                    <RowCountText count={table.rowCount} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListState
+        query={tables}
+        pendingLabel="Loading tables…"
+        isEmpty={(list) => list.length === 0}
+        empty={
+          // The form being filled in is the way to a first table already.
+          !creating && (
+            <Empty title="No tables yet">
+              <p>Each table you create gets a REST API at /api/&lt;table&gt; guarded by its policy.</p>
+              <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+                Create your first table
+              </button>
+            </Empty>
+          )
+        }
+      >
+        {(list) => (
+          <div className="table-scroll card card-flush">
+            <table className="data-table" aria-label="Tables">
+              <DataTableHead columns={COLUMNS} />
+              <tbody>
+                {list.map((table) => (
+                  <tr key={table.name}>
+                    <th scope="row">
+                      <Link to={tablePath(table.name)}>{table.name}</Link>
+                    </th>
+                    <td>
+                      <TablePolicy table={table} />
+                    </td>
+                    <td className="numeric">{table.columns.length}</td>
+                    <td className="numeric">
+                      <RowCountText count={table.rowCount} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
     </section>
   );
 }

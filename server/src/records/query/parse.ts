@@ -3,6 +3,7 @@ import {
   DEFAULT_COUNT_MODE,
   DEFAULT_LIMIT,
   IS_VALUES,
+  isListOperator,
   MAX_FILTERS,
   MAX_LIMIT,
   MAX_EMBED_ROWS,
@@ -163,7 +164,7 @@ function parseFilter(key: string, value: string): FilterParam {
   if (!(OPERATORS as readonly string[]).includes(op)) {
     throw invalidParameter(key, `${key}: unknown operator "${op}"; use one of ${OPERATORS.join(', ')}`);
   }
-  if (op === 'in' || op === 'nin') return { key, column, op, values: parseValueList(key, value) };
+  if (isListOperator(op)) return { key, column, op, values: parseValueList(key, value) };
   if (op === 'is') {
     if (!(IS_VALUES as readonly string[]).includes(value)) throw invalidParameter(key, `${key} takes one of ${IS_VALUES.join(', ')}`);
     return { key, column, op, value: value as IsValue };
