@@ -76,7 +76,7 @@ const STATEMENTS = {
   myList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${OWN_MY_ITEMS} WHERE user_id = $3) t
    LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
   myPage: `SELECT *, id::text AS k0 FROM ${OWN_MY_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2`,
-  // R8: the member's rows of a table they share, with their total (counted: the baseline keeps no counts).
+  // R10: the member's rows of a table they share, with their total (counted: the baseline keeps no counts).
   sharedList: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${BARE}.${SHARED_ITEMS} WHERE user_id = $3) t
    LEFT JOIN LATERAL (SELECT *, id::text AS k0 FROM ${BARE}.${SHARED_ITEMS} WHERE user_id = $3 ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
   // count=none: the page alone, from an offset or after a cursor's id.

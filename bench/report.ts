@@ -95,7 +95,7 @@ function totalsTable(records: RunRecord[]): string {
 
 function growthTable(records: RunRecord[], meta: BenchMeta): string {
   const rows: string[][] = [];
-  for (const scenario of ['R1', 'R2', 'R3', 'R8']) {
+  for (const scenario of ['R1', 'R2', 'R3', 'R10']) {
     for (const server of SERVERS.filter((name) => records.some((r) => r.phase === 'growth' && r.server === name))) {
       const small = summarize(records, 'main', scenario, server);
       const big = summarize(records, 'growth', scenario, server);
@@ -204,7 +204,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '  D1 and D5000: R5 page 1 and R5 cursor on one server in slices taken in turn (the R5 target).',
     '- R6 `GET /api/posts?limit=20&select=*,author(*),comments(*)&comments.order=createdAt.desc&comments.limit=3`',
     '  (10,000 posts, 200 authors, 5 comments per post); the baseline writes the same query by hand.',
-    '- R8 `GET /api/shared_items?limit=20` as the member, who owns 5 rows in 8 of that owner-scoped table (made by the admin',
+    '- R10 `GET /api/shared_items?limit=20` as the member, who owns 5 rows in 8 of that owner-scoped table (made by the admin',
     '  API: owner index on (user_id, id)): 1,000 of 1,600 analysed rows in the main part, 500,000 of 800,000 loaded by SQL',
     '  and never analysed (autovacuum off on it) in the growth part. Its target compares the two sizes, as the growth table does.',
     '- The baseline reads and writes its own copies of these tables (schema `bare`, same columns, keys and indexes, rows',

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /** Read scenarios use a public-read table; writes go to an owner-scoped one, so reads always see the seeded size. */
 export const ITEMS = 'items';
 export const MY_ITEMS = 'my_items';
-/** R8's owner-scoped table, which the member shares with the owner (the member owns 5 rows in 8). */
+/** R10's owner-scoped table, which the member shares with the owner (the member owns 5 rows in 8). */
 export const SHARED_ITEMS = 'shared_items';
 /** The schema of the baseline's own copies of these tables (bench/seed.ts): no Basalt trigger is ever on them. */
 export const BARE = 'bare';
@@ -37,7 +37,7 @@ export interface BenchProject {
   r4: { from: string; to: string; total: number };
   /** R6: rows in posts. */
   posts: number;
-  /** R8: the member's rows in shared_items (their first page's total). */
+  /** R10: the member's rows in shared_items (their first page's total). */
   sharedMine: number;
   /** The owner's access token: the growth part makes shared_items anew through the admin API. */
   ownerToken: string;
@@ -52,7 +52,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R10' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
 
 export interface Scenario {
   name: ScenarioName;

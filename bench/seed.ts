@@ -63,7 +63,7 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
   return project;
 }
 
-/** R8: shared_items holds this many rows, the member owning 5 in 8 (issue 22: 500,000 of 800,000). */
+/** R10: shared_items holds this many rows, the member owning 5 in 8 (issue 22: 500,000 of 800,000). */
 export const SHARED_MAIN_ROWS = 1_600;
 export const SHARED_GROWTH_ROWS = 800_000;
 
