@@ -69,6 +69,8 @@ export interface ColumnInfo {
   default: unknown;
   /** Present on a column that references another served table (made through the API or with psql). */
   references?: ColumnReference;
+  /** `/api` writes may not set it (400 naming it); the owner's record routes and SQL can. */
+  readOnly: boolean;
 }
 
 export interface RowCount {
@@ -119,6 +121,13 @@ export interface ColumnDefinition {
   default?: unknown;
   /** Another served table whose `id` this column holds; `onDelete` defaults to `restrict`. */
   references?: { table: string; onDelete?: OnDelete };
+  /** `/api` writes may not set it (a profile's `plan` the user may not change); default false. */
+  readOnly?: boolean;
+}
+
+/** `PATCH /admin/tables/:name/columns/:column`: what can change of a column without touching its data. */
+export interface ColumnSettingsInput {
+  readOnly: boolean;
 }
 
 export interface CreateTableInput {

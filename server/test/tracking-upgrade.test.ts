@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { createKnex } from '../src/db/knex.js';
-import { migrate, migrateDownOne, migrateUpTo } from '../src/db/migrate.js';
+import { migrate, migrateDownThrough, migrateUpTo } from '../src/db/migrate.js';
 import { startHarness, type Harness } from './harness.js';
 
 /**
@@ -106,7 +106,7 @@ describe('the write_tracking migration', () => {
     const enabled = async () =>
       (await knex.raw<{ rows: Array<{ on: boolean }> }>(`SELECT bool_and(tgenabled <> 'D') AS on FROM pg_trigger WHERE tgname LIKE '\\_basalt\\_capture\\_%'`)).rows[0]!.on;
     const source = async () => (await knex.raw<{ rows: Array<{ source: string }> }>(`SELECT prosrc AS source FROM pg_proc WHERE proname = '_basalt_count'`)).rows[0]!.source;
-    await migrateDownOne(knex);
+    await migrateDownThrough(knex, '20260107000000_write_tracking');
     expect(await source()).toContain('EXECUTE format');
     expect(await countFunctionOf('tasks')).toBe('_basalt_count');
     expect(await enabled()).toBe(true);

@@ -10,6 +10,7 @@ import {
   tableNameProblem,
   type ColumnDefinition,
   type ColumnReference,
+  type ColumnSettingsInput,
   type CreateTableInput,
   type Policy,
 } from '@basalt/contract';
@@ -26,6 +27,8 @@ export interface ColumnPlan {
   isOwnerColumn: boolean;
   /** The served table whose id this column holds, and what a delete there does here. */
   references: ColumnReference | null;
+  /** `/api` writes may not set it. */
+  readOnly: boolean;
 }
 
 const columnSchema = Joi.object({
@@ -35,6 +38,7 @@ const columnSchema = Joi.object({
     .required(),
   nullable: Joi.boolean().default(true),
   unique: Joi.boolean().default(false),
+  readOnly: Joi.boolean().default(false),
   default: Joi.any(),
   references: Joi.object({
     table: Joi.string().required(),
@@ -97,7 +101,7 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
     if (!coerced.ok) throw invalidField(at('default'), `default of ${definition.name} ${coerced.problem}`);
     defaultValue = coerced.value;
   }
-  return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn, references };
+  return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn, references, readOnly: definition.readOnly };
 }
 
 export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined } {
@@ -112,6 +116,15 @@ export function parseCreateTable(body: unknown): { name: string; columns: Column
     seen.add(column.name);
   });
   return { name: input.name, columns, policy: input.policy };
+}
+
+const columnSettingsSchema = Joi.object<ColumnSettingsInput>({ readOnly: Joi.boolean().strict().required() }).unknown(false);
+
+/** `PATCH /admin/tables/:name/columns/:column`: `{ readOnly }`. */
+export function parseColumnSettings(body: unknown): ColumnSettingsInput {
+  const { value, error } = columnSettingsSchema.validate(body, { abortEarly: true });
+  if (error) firstProblem(error, '');
+  return value;
 }
 
 export function parsePolicyChange(body: unknown): Policy {

@@ -50,6 +50,7 @@ function describeColumn(column: ColumnSchema): ColumnInfo {
     unique: column.unique,
     primaryKey: column.primaryKey,
     default: describeDefault(column),
+    readOnly: column.readOnly,
   };
   if (column.references) info.references = { table: column.references.table, onDelete: column.references.onDelete };
   return info;

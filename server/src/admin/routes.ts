@@ -10,7 +10,7 @@ import { accountGone, ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { answerRecordCall, parsePaging, queryBytesOf, type RecordAction, type RecordDeps } from '../records/index.js';
 import { answerFresh } from '../db/fresh.js';
-import { parseColumnDefinition, parseCreateTable, parsePolicyChange } from './definitions.js';
+import { parseColumnDefinition, parseColumnSettings, parseCreateTable, parsePolicyChange } from './definitions.js';
 import type { TableAdmin } from './tables.js';
 import { generateTypes } from './typegen.js';
 import { sendJson } from '../http/respond.js';
@@ -82,6 +82,10 @@ export function adminRoutes(deps: {
   router.post('/tables/:name/columns', tableExists, body, async (req, res) => {
     const column = parseColumnDefinition(req.body, '');
     sendJson(res, 201, { data: await fresh(() => tables.addColumn(String(req.params.name), column)) });
+  });
+  router.patch('/tables/:name/columns/:column', tableExists, body, async (req, res) => {
+    const { readOnly } = parseColumnSettings(req.body);
+    sendJson(res, 200, { data: await fresh(() => tables.setColumnReadOnly(String(req.params.name), String(req.params.column), readOnly)) });
   });
   router.delete('/tables/:name/columns/:column', async (req, res) => {
     sendJson(res, 200, { data: await fresh(() => tables.dropColumn(String(req.params.name), String(req.params.column))) });

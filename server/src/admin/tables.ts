@@ -65,6 +65,12 @@ function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder
   }
 }
 
+/** The read-only settings of new columns (a row only for a column that has one). */
+async function markReadOnly(trx: Knex.Transaction, table: string, columns: ReadonlyArray<{ name: string; readOnly: boolean }>): Promise<void> {
+  const rows = columns.filter((column) => column.readOnly).map((column) => ({ table_name: table, column_name: column.name, read_only: true }));
+  if (rows.length > 0) await trx('_basalt_columns').insert(rows).onConflict(['table_name', 'column_name']).merge(['read_only']);
+}
+
 function isDuplicateTable(error: unknown): boolean {
   return (error as { code?: string }).code === '42P07';
 }
@@ -162,6 +168,7 @@ export class TableAdmin {
         // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
         // made with psql get the triggers when the cache sees them, tracking/place.ts).
         await startTracking(trx, name, owner);
+        await markReadOnly(trx, name, columns);
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();
@@ -192,6 +199,7 @@ export class TableAdmin {
     await this.change(async (trx) => {
       await trx.schema.dropTable(name);
       await trx('_policies').where({ table_name: name }).delete();
+      await trx('_basalt_columns').where({ table_name: name }).delete();
       await forgetCounts(trx, name);
     });
     return info;
@@ -208,6 +216,18 @@ export class TableAdmin {
         addColumn(trx, name, builder, column, idType);
         if (column.isOwnerColumn) builder.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
       });
+      await markReadOnly(trx, name, [column]);
+    });
+    return this.describe(name);
+  }
+
+  /** A column's settings (`readOnly`): no DDL, only the setting and the schema change every process obeys. */
+  async setColumnReadOnly(name: string, columnName: string, readOnly: boolean): Promise<TableInfo> {
+    const table = this.find(name);
+    if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
+    await this.change(async (trx) => {
+      if (readOnly) await markReadOnly(trx, name, [{ name: columnName, readOnly }]);
+      else await trx('_basalt_columns').where({ table_name: name, column_name: columnName }).delete();
     });
     return this.describe(name);
   }
@@ -224,6 +244,7 @@ export class TableAdmin {
       const owner = columnName === table.ownerColumn;
       if (owner) for (const statement of dropCountTriggers(name)) await trx.raw(statement);
       await trx.schema.alterTable(name, (builder) => builder.dropColumn(columnName));
+      await trx('_basalt_columns').where({ table_name: name, column_name: columnName }).delete();
       if (owner) await retrack(trx, name, ownerColumnOf([...table.columns.keys()].filter((column) => column !== columnName)));
     });
     return this.describe(name);

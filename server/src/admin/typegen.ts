@@ -51,7 +51,8 @@ function relationships(table: TableSchema, tables: TableSchema[]): string[] {
 
 function tableType(table: TableSchema, tables: TableSchema[]): string {
   // Server-managed and generated columns appear in Row only: a body that sends them is refused.
-  const writable = table.columnList.filter((column) => !SERVER_SET.has(column.name) && !column.generated);
+  // What an app writes through /api: not the server-set or generated columns, not the owner's read-only ones.
+  const writable = table.columnList.filter((column) => !SERVER_SET.has(column.name) && !column.generated && !column.readOnly);
   const row = table.columnList.map((column) => `      ${key(column.name)}: ${valueType(column)};`);
   const insert = writable.map((column) => `      ${key(column.name)}${optionalOnInsert(column, table) ? '?' : ''}: ${valueType(column)};`);
   const update = writable.map((column) => `      ${key(column.name)}?: ${valueType(column)};`);

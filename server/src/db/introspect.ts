@@ -73,6 +73,8 @@ interface ReferenceRow {
 const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
 
 const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
+// Columns `/api` writes may not set (migration `column_settings`); before it ran there is no such table.
+const READ_ONLY_SQL = `SELECT table_name, column_name FROM _basalt_columns WHERE read_only`;
 
 // Tables with the whole set of write triggers (tracking/triggers.ts): the count triggers and the owner column they
 // count for (with an owner column, its row trigger too), and the four capture triggers, enabled while somebody streams
@@ -114,7 +116,7 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, referenceRows, policyRows, version, trackedRows, countedRows } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version, trackedRows, countedRows, readOnlyRows } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
@@ -125,7 +127,9 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
       const hasCounts = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_counted' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const counted = hasCounts ? (await trx.raw<{ rows: Array<{ table_name: string; owner_column: string }> }>(COUNTED_SQL)).rows : [];
-      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, trackedRows: tracked, countedRows: counted };
+      const hasSettings = (await trx.raw<{ rows: unknown[] }>(`SELECT to_regclass('public._basalt_columns') IS NOT NULL AS present`)).rows[0] as { present: boolean };
+      const readOnly = hasSettings.present ? (await trx.raw<{ rows: Array<{ table_name: string; column_name: string }> }>(READ_ONLY_SQL)).rows : [];
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, trackedRows: tracked, countedRows: counted, readOnlyRows: readOnly };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
@@ -143,6 +147,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       constraint: row.constraint_name,
     });
   }
+  const readOnlyColumns = new Set(readOnlyRows.map((row) => `${row.table_name}\u0000${row.column_name}`));
   const columnsByTable = new Map<string, ColumnSchema[]>();
   for (const row of columnResult.rows) {
     const list = columnsByTable.get(row.table_name) ?? [];
@@ -159,6 +164,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       maxLength: row.max_length,
       sqlType: row.sql_type,
       orderable: row.orderable,
+      readOnly: readOnlyColumns.has(`${row.table_name}\u0000${row.column_name}`),
       references: referenceOf.get(`${row.table_name}\u0000${row.column_name}`) ?? null,
     });
     columnsByTable.set(row.table_name, list);

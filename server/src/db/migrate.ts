@@ -50,7 +50,11 @@ export async function migrateUpTo(knex: Knex, last: string): Promise<void> {
   }
 }
 
-/** Undoes the newest applied migration (downgrade tests). */
-export async function migrateDownOne(knex: Knex): Promise<void> {
-  await knex.migrate.down(SETTINGS);
+/** Undoes the applied migrations down to and including `name` (downgrade tests). */
+export async function migrateDownThrough(knex: Knex, name: string): Promise<void> {
+  for (;;) {
+    const [done] = (await knex.migrate.list(SETTINGS)) as [Array<{ name: string }>, unknown[]];
+    if (!done.some((migration) => migration.name === name)) return;
+    await knex.migrate.down(SETTINGS);
+  }
 }

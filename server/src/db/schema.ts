@@ -36,6 +36,8 @@ export interface ColumnSchema {
   sqlType: string;
   /** Whether Postgres can sort by it (db/orderable.ts): not json, xml, geometric types, nor what is built on them. */
   orderable: boolean;
+  /** Whether `/api` writes may set it (false: `readOnly`, set by the owner; the owner's routes and SQL still can). */
+  readOnly: boolean;
   /** A single-column foreign key to another served table's `id`, or null (the owner column's to `users` is not one). */
   references?: ColumnReferenceSchema | null;
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_LIMIT, MANAGED_COLUMNS, MAX_LIMIT, POLICIES, RESERVED_TABLES, SYSTEM_TABLE_PREFIXES } from '@basalt/contract';
 import { noneOf, wholeNumber } from './patterns.js';
-import { envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
+import { bool, envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
 
 /** `/admin` (the owner signed in with an access token) and the operations routes (health, readiness, metrics, this document). */
 
@@ -41,6 +41,10 @@ export function adminPaths(): Paths {
       post: admin('admin.addColumn', 'Add a column', 'tables', { ...table, status: 201 }, [400, 404, 409, 413], { parameters: [tableName], requestBody: jsonBody(ref('ColumnDefinition')) }),
     },
     '/admin/tables/{name}/columns/{column}': {
+      patch: admin('admin.setColumn', "Change a column's settings: readOnly (no DDL)", 'tables', table, [400, 404, 413], {
+        parameters: [tableName, columnName],
+        requestBody: jsonBody(object({ readOnly: bool }, ['readOnly'])),
+      }),
       delete: admin('admin.dropColumn', 'Drop a column', 'tables', table, [400, 404, 409], { parameters: [tableName, columnName] }),
     },
     '/admin/tables/{name}/indexes': {

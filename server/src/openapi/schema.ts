@@ -96,6 +96,7 @@ const columnDefinition = object(
     unique: bool,
     default: { description: 'A JSON literal of the column\'s type' },
     references: object({ table: str({ pattern: TABLE_NAME_PATTERN.source }), onDelete: str({ enum: [...ON_DELETE_RULES] }) }, ['table']),
+    readOnly: { ...bool, description: '`/api` writes may not set it; the owner\'s record routes and SQL can' },
   },
   ['name', 'type'],
 );
@@ -117,8 +118,9 @@ const table = object({
         primaryKey: bool,
         default: {},
         references: object({ table: str(), onDelete: str({ enum: [...ON_DELETE_RULES] }) }),
+        readOnly: bool,
       },
-      ['name', 'type', 'nullable', 'unique', 'primaryKey', 'default'],
+      ['name', 'type', 'nullable', 'unique', 'primaryKey', 'default', 'readOnly'],
     ),
   },
   indexes: { type: 'array', items: object({ name: str(), columns: { type: 'array', items: str() }, unique: bool, kind: str({ enum: [...INDEX_KINDS] }) }) },

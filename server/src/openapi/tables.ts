@@ -97,14 +97,16 @@ export function recordSchema(table: TableSchema, readers: Readable): Schema {
 }
 
 /** The columns a body may set: not the server-managed timestamps, not generated ones, not a forced owner column. */
-function writable(table: TableSchema, forcedOwner: string | null): ColumnSchema[] {
-  return table.columnList.filter((column) => !(TIMESTAMP_COLUMNS as readonly string[]).includes(column.name) && !column.generated && column.name !== forcedOwner);
+function writable(table: TableSchema, surface: Surface, forcedOwner: string | null): ColumnSchema[] {
+  return table.columnList.filter(
+    (column) => !(TIMESTAMP_COLUMNS as readonly string[]).includes(column.name) && !column.generated && column.name !== forcedOwner && !(surface === 'api' && column.readOnly),
+  );
 }
 
 /** The body of a create (`required`: not null, no default) or of an upsert (every key optional). */
 export function bodySchema(table: TableSchema, surface: Surface, kind: 'insert' | 'update'): Schema {
   const forcedOwner = forcedOwnerColumn(table, surface);
-  const columns = writable(table, forcedOwner);
+  const columns = writable(table, surface, forcedOwner);
   const properties: Record<string, Schema> = Object.fromEntries(columns.map((column) => [column.name, withNull(column, inputSchema(column))]));
   // Under owner-scoped the owner column is set to the caller whatever the body says: any value is accepted and ignored.
   if (forcedOwner) properties[forcedOwner] = { description: 'Any value, ignored: the column is set to the caller' };

@@ -3,7 +3,7 @@ import type { ColumnSchema } from '../db/schema.js';
 import { coerceFilterValue, coerceValue, parseTimestamp } from './values.js';
 
 function column(type: ColumnSchema['type'], pgType: string, extra: Partial<ColumnSchema> = {}): ColumnSchema {
-  return { name: 'c', type, pgType, nullable: true, defaultExpression: null, hasDefault: false, generated: false, unique: false, primaryKey: false, maxLength: null, sqlType: pgType, orderable: true, ...extra };
+  return { name: 'c', type, pgType, nullable: true, defaultExpression: null, hasDefault: false, generated: false, unique: false, primaryKey: false, maxLength: null, sqlType: pgType, orderable: true, readOnly: false, ...extra };
 }
 
 describe('coerceValue', () => {

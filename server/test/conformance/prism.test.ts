@@ -92,6 +92,7 @@ describe('through the Prism validating proxy', () => {
     await t.call('POST', '/admin/tables', { headers: owner, body: scratch, status: 409 });
     await t.call('PATCH', '/admin/tables/scratch', { headers: owner, body: { policy: 'public-read' }, status: 200 });
     await t.call('POST', '/admin/tables/scratch/columns', { headers: owner, body: { name: 'extra', type: 'json' }, status: 201 });
+    await t.call('PATCH', '/admin/tables/scratch/columns/extra', { headers: owner, body: { readOnly: true }, status: 200 });
     const indexed = await t.call('POST', '/admin/tables/scratch/indexes', { headers: owner, body: { columns: ['label'], kind: 'search' }, status: 201 });
     const index = (indexed.body.data.indexes as { name: string; kind: string }[]).find((candidate) => candidate.kind === 'search')!;
     await t.call('DELETE', `/admin/tables/scratch/indexes/${index.name}`, { headers: owner, status: 200 });

@@ -3,7 +3,7 @@ import type { ColumnInfo, ColumnType } from '@basalt/contract';
 import { OP_LABELS, operatorsFor, placeholderOf, takesValue, toFilter } from './filters';
 
 function column(name: string, type: ColumnType): ColumnInfo {
-  return { name, type, nullable: true, unique: false, primaryKey: false, default: null };
+  return { name, type, nullable: true, unique: false, primaryKey: false, default: null, readOnly: false };
 }
 
 describe("the grid's filter operators", () => {

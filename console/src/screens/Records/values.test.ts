@@ -3,7 +3,7 @@ import { coerceColumnValue, type ColumnInfo, type ColumnType } from '@basalt/con
 import { formatCell, fromInputText, isRequired, toInputText, writableColumns } from './values';
 
 function info(type: ColumnType, extra: Partial<ColumnInfo> = {}): ColumnInfo {
-  return { name: 'c', type, nullable: true, unique: false, primaryKey: false, default: null, ...extra };
+  return { name: 'c', type, nullable: true, unique: false, primaryKey: false, default: null, readOnly: false, ...extra };
 }
 
 /** What the server would store for a value (it coerces with the same contract function): JSON-comparable. */

@@ -9,6 +9,7 @@ const column = (name: string, type: ColumnInfo['type'] = 'text', extra: Partial<
   unique: false,
   primaryKey: name === 'id',
   default: null,
+  readOnly: false,
   ...extra,
 });
 
