@@ -4,7 +4,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import { notifySchemaChange } from '../db/notifications.js';
 import { CAPTURE_TRIGGER_NAMES } from '../db/triggerNames.js';
 import { ApiError } from '../errors.js';
-import { LOCK_TIMEOUT, TRACKING_LOCK } from './place.js';
+import { TRACKING_LOCK, lockForTriggerChange } from './place.js';
 import { captureTriggers, switchCapture } from './triggers.js';
 
 /**
@@ -102,7 +102,7 @@ export class CaptureSwitch {
             [quote(table), [...CAPTURE_TRIGGER_NAMES]],
           );
           if (state.rows.length === CAPTURE_TRIGGER_NAMES.length && state.rows.every((row) => row.enabled)) return;
-          await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+          await lockForTriggerChange(trx, table, state.rows.length !== CAPTURE_TRIGGER_NAMES.length ? 'ACCESS EXCLUSIVE' : 'SHARE ROW EXCLUSIVE');
           // A table whose triggers are not placed yet (made with psql a moment ago) gets its capture triggers here.
           if (state.rows.length !== CAPTURE_TRIGGER_NAMES.length) {
             for (const name of CAPTURE_TRIGGER_NAMES) await trx.raw(`DROP TRIGGER IF EXISTS ${name} ON ${quote(table)}`);
@@ -121,6 +121,8 @@ export class CaptureSwitch {
         if (attempt === SWITCH_ATTEMPTS) {
           throw new ApiError('UNAVAILABLE', `${table} is being written too busily to start streaming it; try again shortly`, { retryAfter: 1 });
         }
+        // A refusal of the schema row (some DDL committing) is over in moments: a short pause, not a busy loop.
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
   }
@@ -131,7 +133,7 @@ export class CaptureSwitch {
       // Kept meanwhile by a process with a new subscriber: stays on.
       const gone = await trx.raw<{ rows: unknown[] }>(`DELETE FROM _basalt_streamed WHERE table_name = ? AND until < now() RETURNING 1`, [table]);
       if (gone.rows.length === 0) return false;
-      await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await lockForTriggerChange(trx, table, 'SHARE ROW EXCLUSIVE');
       const present = await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_trigger WHERE tgrelid = ?::regclass AND tgname = ANY(?) AND tgenabled <> 'D'`, [quote(table), [...CAPTURE_TRIGGER_NAMES]]);
       if (present.rows.length === 0) return false;
       for (const statement of switchCapture(table, false)) await trx.raw(statement);

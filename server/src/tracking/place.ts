@@ -22,6 +22,20 @@ export const LOCK_TIMEOUT = '1s';
 /** Every trigger DDL of the service runs under this lock, so two installers never wait on each other's tables. */
 export const TRACKING_LOCK = `SELECT pg_advisory_xact_lock(hashtext('basalt tracking'))`;
 
+/**
+ * Takes every lock a trigger change needs before its first DDL, so that it never waits while holding a lock somebody
+ * else's DDL needs: a psql `CREATE TABLE ... REFERENCES` racing the placement on the referenced table was once the
+ * victim of a deadlock. The table's lock is waited for at most LOCK_TIMEOUT while holding nothing a user statement
+ * takes (the tracking lock is the service's own); the schema version row, which every DDL's event trigger updates
+ * after its own table locks, is taken without waiting. Either refusal is 55P03, which every caller retries later.
+ * `ACCESS EXCLUSIVE` where a DROP TRIGGER follows (it takes that mode), `SHARE ROW EXCLUSIVE` for CREATE/ALTER alone.
+ */
+export async function lockForTriggerChange(trx: Knex.Transaction, table: string, mode: 'ACCESS EXCLUSIVE' | 'SHARE ROW EXCLUSIVE'): Promise<void> {
+  await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+  await trx.raw(`LOCK TABLE ${quote(table)} IN ${mode} MODE`);
+  await trx.raw(`SELECT 1 FROM _basalt_schema FOR UPDATE NOWAIT`);
+}
+
 export class TriggerPlacement extends InstallLoop {
   /** Tables that refused the triggers, with why (shown in their description). */
   private readonly refused = new Map<string, string>();
@@ -71,8 +85,8 @@ export class TriggerPlacement extends InstallLoop {
       const countsRight = present.rows.some((row) => row.name === COUNT_TRIGGER && row.argument === owner) && counting.every((name) => names.has(name));
       const captureRight = CAPTURE_TRIGGER_NAMES.every((name) => names.has(name));
       if (countsRight && captureRight) return false;
-      // CREATE TRIGGER waits for the writes under way and holds new ones back meanwhile: at most LOCK_TIMEOUT.
-      await trx.raw(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      // The triggers wait for the writes under way and hold new ones back meanwhile: at most LOCK_TIMEOUT.
+      await lockForTriggerChange(trx, table, 'ACCESS EXCLUSIVE');
       if (!countsRight) {
         for (const statement of [...dropCountTriggers(table), ...countTriggers(table, ownerColumn)]) await trx.raw(statement);
         // Counts kept for another owner column are incomplete for this one: the first count redoes them.
