@@ -8,3 +8,4 @@ export * from './operations.js';
 export * from './cors.js';
 export * from './query.js';
 export * from './sse.js';
+export * from './expression/index.js';
