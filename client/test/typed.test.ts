@@ -1,13 +1,16 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, startLive, uniqueEmail, type Live } from './support/live.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const clientTypes = path.resolve(here, '../dist/index.d.ts');
+const root = path.resolve(here, '../..');
 
 /** Compiles as an app would (strict, NodeNext), against the built declarations of the library. */
 function compile(files: string[]): string[] {
@@ -63,14 +66,16 @@ describe('typed usage', () => {
 
 describe('the server’s generated types', () => {
   let live: Live;
+  const ownerEmail = uniqueEmail('owner');
   beforeAll(async () => {
     live = await startLive();
+    await live.client().auth.signUp({ email: ownerEmail, password: PASSWORD });
   });
   afterAll(() => live.stop());
 
   it('compile with the client: GET /admin/types is the Database type createClient takes', { timeout: 60_000 }, async () => {
     const owner = live.client();
-    await owner.auth.signUp({ email: uniqueEmail('owner'), password: PASSWORD });
+    await owner.auth.signIn({ email: ownerEmail, password: PASSWORD });
     await owner.admin.tables.create({
       name: 'todos',
       columns: [
@@ -108,5 +113,47 @@ describe('the server’s generated types', () => {
       ].join('\n'),
     );
     expect(compile([path.join(tmp, 'app.mts')])).toEqual([]);
+  });
+
+  it('leave read-only columns out of Insert and Update, in Row: GET /admin/types and npm run typegen alike', { timeout: 60_000 }, async () => {
+    const owner = live.client();
+    await owner.auth.signIn({ email: ownerEmail, password: PASSWORD });
+    await owner.admin.tables.create({
+      name: 'profiles',
+      columns: [
+        { name: 'bio', type: 'text' },
+        { name: 'plan', type: 'text', nullable: false, default: 'free', readOnly: true },
+        { name: 'user_id', type: 'text' },
+      ],
+    });
+    await fs.writeFile(path.join(tmp, 'served.mts'), await owner.admin.types());
+    // The module `scripts/typegen.mjs` runs once the build is current; run directly, so the test never starts a build.
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'server/dist/cli/typegen.js')], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: live.server.database!.url },
+    });
+    await fs.writeFile(path.join(tmp, 'cli.mts'), stdout);
+    const checks = (module: string, name: string) => [
+      `import type { Database as ${name} } from './${module}.mjs';`,
+      `export const ${name}RowHasPlan: 'plan' extends keyof ${name}['profiles']['Row'] ? true : false = true;`,
+      `export const ${name}InsertHasNoPlan: 'plan' extends keyof ${name}['profiles']['Insert'] ? false : true = true;`,
+      `export const ${name}UpdateHasNoPlan: 'plan' extends keyof ${name}['profiles']['Update'] ? false : true = true;`,
+      `export const ${name}KeepsTheRest: 'bio' extends keyof ${name}['profiles']['Insert'] & keyof ${name}['profiles']['Update'] ? true : false = true;`,
+      `export async function use${name}() {`,
+      `  const client = createClient<${name}>('http://localhost:3000', 'anon');`,
+      "  const profile = await client.from('profiles').create({ bio: 'hi' });",
+      '  const plan: string = profile.plan;',
+      '  // @ts-expect-error plan is read-only: not in Insert',
+      "  await client.from('profiles').create({ bio: 'hi', plan: 'pro' });",
+      '  // @ts-expect-error plan is read-only: not in Update',
+      "  await client.from('profiles').upsert(profile.id, { plan: 'pro' });",
+      '  return plan;',
+      '}',
+    ];
+    await fs.writeFile(
+      path.join(tmp, 'readonly.mts'),
+      ["import { createClient } from '@basalt/client';", ...checks('served', 'Served'), ...checks('cli', 'Cli')].join('\n'),
+    );
+    expect(compile([path.join(tmp, 'readonly.mts')])).toEqual([]);
   });
 });

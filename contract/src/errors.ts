@@ -21,7 +21,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  * still points at a row or table being deleted.
  */
 export interface ConflictDetails {
-  constraint: 'unique' | 'reference';
+  constraint: 'unique' | 'reference' | 'rule';
   /** `<table>.<column>`: for `reference`, the referencing table and column. */
   column: string;
   /** The element of a bulk insert that held the duplicate value. */
@@ -32,10 +32,17 @@ export interface ConflictDetails {
 export interface ForbiddenDetails {
   table: string;
   policy: string;
-  operation: 'read' | 'write';
-  /** Set when the policy allows the key's user but the API key itself is read-only. */
-  reason?: typeof READ_ONLY_KEY_REASON;
+  /** Presets say `read|write`; under `rules` the operation (an `updateCheck` refusal says `update` with `check`). */
+  operation: 'read' | 'write' | 'create' | 'update' | 'delete';
+  check?: true;
+  /** Set when the policy allows the key's user but the API key itself is read-only, or when the rule stopped compiling. */
+  reason?: typeof READ_ONLY_KEY_REASON | typeof RULE_INVALID_REASON;
+  /** A refused bulk insert: the first record the `create` rule refused. */
+  index?: number;
 }
+
+/** `details.reason` of the 403 for an operation whose stored rule no longer compiles (a psql change). */
+export const RULE_INVALID_REASON = 'rule_invalid';
 
 /** `details.reason` of the 403 for a write by a `read` API key: a read-write key of the same user would be allowed. */
 export const READ_ONLY_KEY_REASON = 'read_only_key';
@@ -47,6 +54,8 @@ export interface ValidationDetails {
   field?: string;
   /** The element of a bulk insert. */
   index?: number;
+  /** Where in an expression (`rules.read`, `filter`) the problem is: 0-based UTF-16 code units. */
+  position?: number;
 }
 
 /** `details` of the 401 for an access token past its `exp`: the client should refresh. */

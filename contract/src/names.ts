@@ -1,4 +1,4 @@
-import { COLUMN_NAME_PATTERN, MANAGED_COLUMNS, OWNER_COLUMNS, RESERVED_TABLES, TABLE_NAME_PATTERN, type ColumnType, type OwnerColumn, type Policy } from './schema.js';
+import { COLUMN_NAME_PATTERN, MANAGED_COLUMNS, OWNER_COLUMNS, RESERVED_TABLES, TABLE_NAME_PATTERN, type ColumnType, type OwnerColumn, type Policy, type Rules } from './schema.js';
 
 /** Name and definition rules of tables and columns, shared by the server's admin API and the console's forms. */
 
@@ -46,4 +46,26 @@ export function defaultPolicyFor(ownerColumn: OwnerColumn | null): Policy {
 /** A table without an owner column cannot be owner-scoped: it falls back to private, never to readable by all. */
 export function effectivePolicyOf(policy: Policy, ownerColumn: OwnerColumn | null): Policy {
   return policy === 'owner-scoped' && !ownerColumn ? 'private' : policy;
+}
+
+/**
+ * A preset as rules (API.md, "Access rules"): the exact expansion a table under the preset answers as. An
+ * owner-scoped table without an owner column is private, and describes private's expansion.
+ */
+export function presetRules(policy: Exclude<Policy, 'rules'>, ownerColumn: OwnerColumn | null): Required<Rules> {
+  const every = (rule: string): Required<Rules> => ({ read: rule, create: rule, update: rule, updateCheck: rule, delete: rule });
+  switch (effectivePolicyOf(policy, ownerColumn)) {
+    case 'owner-scoped':
+      return every(`${ownerColumn} = @auth.id`);
+    case 'public-read':
+      return { ...every(`@auth.role = 'owner'`), read: 'true' };
+    default:
+      return every(`@auth.role = 'owner'`);
+  }
+}
+
+/** A relation's embed name (API.md, "Relations"): `author_id` and `authorId` embed as `author`; other columns keep theirs. */
+export function embedNameOf(column: string): string {
+  const match = /^(.+?)(?:_id|Id)$/.exec(column);
+  return match ? match[1]! : column;
 }

@@ -1,13 +1,21 @@
 /** Access policies a table can have. */
-export const POLICIES = ['owner-scoped', 'public-read', 'private'] as const;
+export const POLICIES = ['owner-scoped', 'public-read', 'private', 'rules'] as const;
 export type Policy = (typeof POLICIES)[number];
+/** The three presets (SPEC.md's policies): each is an exact special case of `rules` (presetRules). */
+export const PRESET_POLICIES = ['owner-scoped', 'public-read', 'private'] as const satisfies readonly Policy[];
 
 /** What each policy lets anon, members and the owner do, in one line (shown by the console and the docs). */
 export const POLICY_SUMMARIES: Record<Policy, string> = {
   'owner-scoped': 'Signed-in users read and write only their own rows; anon gets 403; the owner column is forced to the caller.',
   'public-read': 'Everyone, anon included, reads the whole table; only the project owner writes.',
   private: 'Only the project owner reads and writes.',
+  rules: 'One rule per operation (read, create, update, updateCheck, delete), written in the expression language.',
 };
+
+/** The members of a `rules` policy: one expression per operation; an absent one refuses it (API.md, "Access rules"). */
+export const RULE_MEMBERS = ['read', 'create', 'update', 'updateCheck', 'delete'] as const;
+export type RuleMember = (typeof RULE_MEMBERS)[number];
+export type Rules = Partial<Record<RuleMember, string>>;
 
 /** Column types a table can be created with; introspected Postgres types are reported as one of these. */
 export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'timestamp', 'json'] as const;
@@ -102,6 +110,10 @@ export interface TableInfo {
   ownerColumn: OwnerColumn | null;
   /** `private` where `policy` is `owner-scoped` but the table has no owner column. */
   effectivePolicy: Policy;
+  /** The table's rules: under a preset its exact expansion (presetRules), so an owner can start from it. */
+  rules: Rules;
+  /** Why a stored rule no longer compiles (a column changed with psql): its operation is refused until it is fixed. */
+  rulesProblem?: string;
   rowCount: RowCount;
   columns: ColumnInfo[];
   indexes: IndexInfo[];
@@ -134,4 +146,6 @@ export interface CreateTableInput {
   name: string;
   columns: ColumnDefinition[];
   policy?: Policy;
+  /** With `policy: "rules"` (required then), refused with any other policy. */
+  rules?: Rules;
 }

@@ -62,6 +62,9 @@ export const referenceRefused = (column: string, index?: number) =>
 export const referenceConflict = (column: string, message: string) =>
   new ApiError('CONFLICT', message, details<ConflictDetails>({ constraint: 'reference', column }));
 
+/** A drop that would break a rule: 409 naming the rule (`<table>.rules.<member>`). */
+export const ruleConflict = (rule: string, message: string) => new ApiError('CONFLICT', message, details<ConflictDetails>({ constraint: 'rule', column: rule }));
+
 /** A 403 of the record API: which rule refused the caller. */
 export const forbidden = (message: string, refusal: ForbiddenDetails) => new ApiError('FORBIDDEN', message, details<ForbiddenDetails>(refusal));
 

@@ -52,9 +52,27 @@ const createTableSchema = Joi.object({
   name: Joi.string().required(),
   columns: Joi.array().items(Joi.any()).default([]),
   policy: Joi.string().valid(...POLICIES),
+  // Checked against the schema by policies/rules.ts once the table exists.
+  rules: Joi.any(),
 }).unknown(false);
 
-const policySchema = Joi.object({ policy: Joi.string().valid(...POLICIES).required() }).unknown(false);
+const policySchema = Joi.object({ policy: Joi.string().valid(...POLICIES), rules: Joi.any() }).or('policy', 'rules').unknown(false);
+
+/** A policy change: a policy, rules, or both (API.md, "Part 2 in detail", Access rules: Setting). */
+export interface PolicyChange {
+  policy?: Policy;
+  /** Unchecked here: checked against the schema by the table service. */
+  rules?: unknown;
+}
+
+/** `rules` go only with `policy: "rules"` (required there); a preset discards the table's rules. */
+function checkPolicyWithRules(change: PolicyChange, creating: boolean): void {
+  if (change.policy === 'rules' && change.rules === undefined) throw invalidField('rules', 'policy "rules" needs rules: { read, create, update, updateCheck, delete }');
+  if (change.rules !== undefined && change.policy !== undefined && change.policy !== 'rules') {
+    throw invalidField('rules', `rules go with policy "rules", not with ${change.policy}`);
+  }
+  if (creating && change.rules !== undefined && change.policy === undefined) throw invalidField('rules', 'rules go with policy "rules"');
+}
 
 function firstProblem(error: Joi.ValidationError, prefix: string): never {
   const detail = error.details[0];
@@ -104,7 +122,7 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
   return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn, references, readOnly: definition.readOnly };
 }
 
-export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined } {
+export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined; rules?: unknown } {
   const { value, error } = createTableSchema.validate(body, { abortEarly: true });
   if (error) firstProblem(error, '');
   const input = value as CreateTableInput;
@@ -115,7 +133,8 @@ export function parseCreateTable(body: unknown): { name: string; columns: Column
     if (seen.has(column.name)) throw invalidField(`columns.${index}.name`, `column ${column.name} is declared twice`);
     seen.add(column.name);
   });
-  return { name: input.name, columns, policy: input.policy };
+  checkPolicyWithRules(input, true);
+  return { name: input.name, columns, policy: input.policy, ...(input.rules !== undefined ? { rules: input.rules } : {}) };
 }
 
 const columnSettingsSchema = Joi.object<ColumnSettingsInput>({ readOnly: Joi.boolean().strict().required() }).unknown(false);
@@ -127,8 +146,10 @@ export function parseColumnSettings(body: unknown): ColumnSettingsInput {
   return value;
 }
 
-export function parsePolicyChange(body: unknown): Policy {
+export function parsePolicyChange(body: unknown): PolicyChange {
   const { value, error } = policySchema.validate(body, { abortEarly: true });
   if (error) firstProblem(error, '');
-  return (value as { policy: Policy }).policy;
+  const change = value as PolicyChange;
+  checkPolicyWithRules(change, false);
+  return change;
 }

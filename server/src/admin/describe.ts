@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ColumnInfo, IndexInfo, TableInfo } from '@basalt/contract';
 import { listIndexes } from './indexes.js';
+import { describedRules, rulesProblem } from '../policies/rules.js';
 import type { ColumnSchema, TableSchema } from '../db/schema.js';
 
 import { EXACT_COUNT_LIMIT } from '@basalt/contract';
@@ -101,6 +102,8 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
     policy: table.policy,
     ownerColumn: table.ownerColumn,
     effectivePolicy: table.effectivePolicy,
+    rules: describedRules(table),
+    ...(rulesProblem(table) ? { rulesProblem: rulesProblem(table) } : {}),
     rowCount,
     columns: table.columnList.map(describeColumn),
     indexes: indexes.map(({ name, columns, unique, kind }) => ({ name, columns, unique, kind })),

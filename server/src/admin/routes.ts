@@ -65,16 +65,16 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: await tables.list() });
   });
   router.post('/tables', body, async (req, res) => {
-    const { name, columns, policy } = parseCreateTable(req.body);
+    const { name, columns, policy, rules } = parseCreateTable(req.body);
     // "Name taken" is decided from the cache first: a table another process just dropped is looked up afresh.
-    sendJson(res, 201, { data: await fresh(() => tables.create(name, columns, policy)) });
+    sendJson(res, 201, { data: await fresh(() => tables.create(name, columns, policy, rules)) });
   });
   router.get('/tables/:name', async (req, res) => {
     sendJson(res, 200, { data: await fresh(() => tables.describe(String(req.params.name))) });
   });
   router.patch('/tables/:name', tableExists, body, async (req, res) => {
-    const policy = parsePolicyChange(req.body);
-    sendJson(res, 200, { data: await fresh(() => tables.setPolicy(String(req.params.name), policy)) });
+    const change = parsePolicyChange(req.body);
+    sendJson(res, 200, { data: await fresh(() => tables.setPolicy(String(req.params.name), change)) });
   });
   router.delete('/tables/:name', async (req, res) => {
     sendJson(res, 200, { data: await fresh(() => tables.drop(String(req.params.name))) });

@@ -7,14 +7,16 @@ import {
   UPDATED_AT_COLUMN,
   type OnDelete,
   type Policy,
+  type Rules,
   type TableInfo,
 } from '@basalt/contract';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { defaultPolicyFor, type TableSchema } from '../db/schema.js';
 import { administeredTable } from '../records/index.js';
 import { notifySchemaChange } from '../db/notifications.js';
-import { conflict, invalidField, notFound, referenceConflict } from '../errors.js';
-import type { ColumnPlan } from './definitions.js';
+import { conflict, invalidField, notFound, referenceConflict, ruleConflict } from '../errors.js';
+import type { ColumnPlan, PolicyChange } from './definitions.js';
+import { ruleReading, validateRules } from '../policies/rules.js';
 import { describeTables } from './describe.js';
 import { dropCountTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
@@ -148,7 +150,7 @@ export class TableAdmin {
       .flatMap((table) => table.columnList.filter((column) => column.references?.table === name).map((column) => `${table.name}.${column.name}`));
   }
 
-  async create(name: string, columns: ColumnPlan[], policy: Policy | undefined): Promise<TableInfo> {
+  async create(name: string, columns: ColumnPlan[], policy: Policy | undefined, rules?: unknown): Promise<TableInfo> {
     const taken = () => conflict('tables.name', `A table named ${name} already exists`);
     if (this.cache.any(name)) throw taken();
     const idTypes = columns.map((column, index) => this.referencedIdType(name, column, `columns.${index}`));
@@ -164,7 +166,8 @@ export class TableAdmin {
           for (const column of columns) if (column.isOwnerColumn) table.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
         });
         const owner = ownerColumnOf(ownerColumn ? [ownerColumn.name] : []);
-        await this.storePolicy(trx, name, policy ?? defaultPolicyFor(owner));
+        // Rules name the new table's columns: set once it exists (below); meanwhile it is private.
+        await this.storePolicy(trx, name, policy === 'rules' ? 'private' : (policy ?? defaultPolicyFor(owner)));
         // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
         // made with psql get the triggers when the cache sees them, tracking/place.ts).
         await startTracking(trx, name, owner);
@@ -174,24 +177,40 @@ export class TableAdmin {
       if (isDuplicateTable(error)) throw taken();
       throw error;
     }
+    if (policy === 'rules') {
+      await this.cache.reload();
+      try {
+        return await this.setPolicy(name, { policy, rules });
+      } catch (error) {
+        // Rules that do not fit the new table: it is not made at all.
+        await this.change((trx) => trx.schema.dropTable(name).then(() => trx('_policies').where({ table_name: name }).delete()));
+        throw error;
+      }
+    }
     return this.describe(name);
   }
 
-  private async storePolicy(trx: Knex.Transaction, name: string, policy: Policy): Promise<void> {
+  private async storePolicy(trx: Knex.Transaction, name: string, policy: Policy, rules: Rules | null = null): Promise<void> {
     await trx('_policies')
-      .insert({ table_name: name, policy, updated_at: trx.fn.now() })
+      .insert({ table_name: name, policy, rules: rules === null ? null : JSON.stringify(rules), updated_at: trx.fn.now() })
       .onConflict('table_name')
-      .merge(['policy', 'updated_at']);
+      .merge(['policy', 'rules', 'updated_at']);
   }
 
-  async setPolicy(name: string, policy: Policy): Promise<TableInfo> {
-    this.find(name);
-    await this.change((trx) => this.storePolicy(trx, name, policy));
+  /** A preset (its rules discarded), or `rules` checked against the schema as it is now (400 naming `rules.<member>`). */
+  async setPolicy(name: string, change: PolicyChange): Promise<TableInfo> {
+    const table = this.find(name);
+    const policy = change.policy ?? table.policy;
+    if (change.policy === undefined && table.policy !== 'rules') throw invalidField('rules', `rules go with policy "rules"; ${name} is ${table.policy}`);
+    const rules = policy === 'rules' ? validateRules(change.rules, name, this.cache.expressions()) : null;
+    await this.change((trx) => this.storePolicy(trx, name, policy, rules));
     return this.describe(name);
   }
 
   async drop(name: string): Promise<TableInfo> {
     const info = await this.describe(name);
+    const rule = ruleReading(this.cache.servedTables(), name);
+    if (rule) throw ruleConflict(rule, `${name} is read by the rule ${rule}: change that rule first`);
     const referencing = this.referencesTo(name);
     if (referencing.length > 0) {
       throw referenceConflict(referencing[0]!, `${name} is still referenced by ${referencing.join(', ')}: drop or change those columns first`);
@@ -238,6 +257,8 @@ export class TableAdmin {
       throw invalidField('column', `${columnName} is managed by the server and cannot be dropped`);
     }
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
+    const rule = ruleReading(this.cache.servedTables(), name, columnName);
+    if (rule) throw ruleConflict(rule, `${name}.${columnName} is read by the rule ${rule}: change that rule first`);
     await this.change(async (trx) => {
       // The owner-move trigger depends on the owner column: it goes first, and the triggers come back for the owner
       // column the table has without it (capture goes on; counting restarts for the table as it will be).

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { CAPTURE_TRIGGER_NAMES, COUNT_TRIGGER, COUNT_TRIGGER_NAMES, OWNER_MOVE_TRIGGER } from './triggerNames.js';
-import { POLICIES, type OnDelete, type Policy } from '@basalt/contract';
+import { POLICIES, type OnDelete, type Policy, type Rules } from '@basalt/contract';
+import { compileRules, expressionSchema } from '../policies/rules.js';
 import { orderableTypesSql } from './orderable.js';
 import { buildTableSchema, columnTypeOf, isReservedTable, type ColumnSchema, type TableSchema } from './schema.js';
 
@@ -72,7 +73,7 @@ interface ReferenceRow {
 
 const ON_DELETE: Record<string, OnDelete> = { c: 'cascade', n: 'set-null' };
 
-const POLICIES_SQL = `SELECT table_name, policy FROM _policies`;
+const POLICIES_SQL = `SELECT table_name, policy, to_jsonb(p) -> 'rules' AS rules FROM _policies p`;
 // Columns `/api` writes may not set (migration `column_settings`); before it ran there is no such table.
 const READ_ONLY_SQL = `SELECT table_name, column_name FROM _basalt_columns WHERE read_only`;
 
@@ -123,7 +124,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       const tracked = (await trx.raw<{ rows: Array<{ table_name: string; owner: string; captured: boolean }> }>(TRACKED_SQL)).rows;
       // Before the migrations ran there is no policy table and no version: defaults and version 0.
       const hasSystemTables = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_schema' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
-      const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string }> }>(POLICIES_SQL)).rows : [];
+      const policies = hasSystemTables ? (await trx.raw<{ rows: Array<{ table_name: string; policy: string; rules: Rules | null }> }>(POLICIES_SQL)).rows : [];
       const current = hasSystemTables ? Number((await trx.raw<{ rows: Array<{ version: number }> }>(VERSION_SQL)).rows[0]?.version ?? 0) : 0;
       const hasCounts = (await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM pg_class WHERE relname = '_basalt_counted' AND relnamespace = 'public'::regnamespace`)).rows.length > 0;
       const counted = hasCounts ? (await trx.raw<{ rows: Array<{ table_name: string; owner_column: string }> }>(COUNTED_SQL)).rows : [];
@@ -134,8 +135,10 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   const policies = new Map<string, Policy>();
+  const storedRules = new Map<string, Rules>();
   for (const row of policyRows) {
     if ((POLICIES as readonly string[]).includes(row.policy)) policies.set(row.table_name, row.policy as Policy);
+    if (row.policy === 'rules' && row.rules) storedRules.set(row.table_name, row.rules);
   }
   const referenceOf = new Map<string, ColumnSchema['references']>();
   for (const row of referenceRows) {
@@ -180,6 +183,12 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     const owner = table.ownerColumn ?? '';
     table.counted = countedFor.get(name) === owner && table.trackedFor === owner;
     tables.set(name, table);
+  }
+  // Rules name other tables (paths): compiled once every table is known.
+  const schema = expressionSchema(tables);
+  for (const [name, rules] of storedRules) {
+    const table = tables.get(name);
+    if (table?.policy === 'rules') table.rules = compileRules(name, rules, schema);
   }
   return { tables, version };
 }

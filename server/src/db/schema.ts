@@ -16,6 +16,8 @@ import {
 export { defaultPolicyFor, effectivePolicyOf, isReservedTable };
 
 /** One column as the schema cache knows it. */
+import type { TableRules } from '../policies/rules.js';
+
 export interface ColumnSchema {
   name: string;
   type: ColumnType;
@@ -71,6 +73,8 @@ export interface TableSchema {
   capturing: boolean;
   /** Whether its exact counts are kept and complete (tracking/count.ts): unfiltered totals read them. */
   counted: boolean;
+  /** Under `rules`: the stored rules, compiled against the schema this was loaded with (policies/rules.ts). */
+  rules: TableRules | null;
 }
 
 const TYPE_NAMES: Record<string, ColumnType> = {
@@ -120,6 +124,7 @@ export function buildTableSchema(
     captured: trackedFor !== null,
     capturing,
     counted: false,
+    rules: null,
   };
 }
 

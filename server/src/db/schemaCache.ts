@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { introspect } from './introspect.js';
+import type { ExpressionSchema } from '@basalt/contract';
 import { isServed, type TableSchema } from './schema.js';
+import { expressionSchema } from '../policies/rules.js';
 
 /**
  * The public schema in memory: tables, columns, types, unique columns, owner column and policy. Requests read it and
@@ -35,6 +37,14 @@ export class SchemaCache {
   whenFresh(): Promise<void> | undefined {
     return this.queued ?? this.running;
   }
+
+  /** The schema as the expression language resolves names in it (rules, `filter=`), built once per load. */
+  expressions(): ExpressionSchema {
+    if (this.expressionsOf?.tables !== this.tables) this.expressionsOf = { tables: this.tables, schema: expressionSchema(this.tables) };
+    return this.expressionsOf.schema;
+  }
+
+  private expressionsOf: { tables: Map<string, TableSchema>; schema: ExpressionSchema } | undefined;
 
   servedTables(): TableSchema[] {
     return [...this.tables.values()].filter(isServed).sort((a, b) => a.name.localeCompare(b.name));

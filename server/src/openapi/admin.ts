@@ -1,6 +1,6 @@
 import { DEFAULT_LIMIT, MANAGED_COLUMNS, MAX_LIMIT, POLICIES, RESERVED_TABLES, SYSTEM_TABLE_PREFIXES } from '@basalt/contract';
 import { noneOf, wholeNumber } from './patterns.js';
-import { bool, envelope, int, jsonBody, object, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
+import { bool, envelope, int, jsonBody, object, ref, responses, rulesSchema, SECURITY, str, type Operation, type Schema } from './schema.js';
 
 /** `/admin` (the owner signed in with an access token) and the operations routes (health, readiness, metrics, this document). */
 
@@ -31,9 +31,9 @@ export function adminPaths(): Paths {
     },
     '/admin/tables/{name}': {
       get: admin('admin.table', 'One table', 'tables', table, [400, 404], { parameters: [tableName] }),
-      patch: admin('admin.setPolicy', 'Change the table\'s policy', 'tables', table, [400, 404, 413], {
+      patch: admin('admin.setPolicy', 'Change the table\'s policy, or its rules (policy `rules`)', 'tables', table, [400, 404, 413], {
         parameters: [tableName],
-        requestBody: jsonBody(object({ policy: str({ enum: [...POLICIES] }) })),
+        requestBody: jsonBody(object({ policy: str({ enum: [...POLICIES] }), rules: rulesSchema }, [])),
       }),
       delete: admin('admin.dropTable', 'Drop the table and its rows', 'tables', { data: ref('Table'), description: 'The dropped table' }, [400, 404, 409], { parameters: [tableName] }),
     },

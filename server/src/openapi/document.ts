@@ -1,5 +1,5 @@
 import type { TableSchema } from '../db/schema.js';
-import { decideAccess } from '../policies/access.js';
+import { describesAccess } from '../policies/access.js';
 import { isOwner, type Caller } from '../policies/caller.js';
 import { adminPaths, operationPaths } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
@@ -26,7 +26,7 @@ export interface DocumentOptions {
 }
 
 function accessOf(table: TableSchema, caller: Caller): TableAccess {
-  return { read: decideAccess(table, caller, 'read', 'api').allowed, write: decideAccess(table, caller, 'write', 'api').allowed };
+  return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */

@@ -12,6 +12,8 @@ import {
   PASSWORD_MAX_BYTES,
   PASSWORD_MIN_BYTES,
   POLICIES,
+  RULE_MEMBERS,
+  MAX_EXPRESSION_LENGTH,
   ROLES,
   TABLE_NAME_PATTERN,
 } from '@basalt/contract';
@@ -101,11 +103,16 @@ const columnDefinition = object(
   ['name', 'type'],
 );
 
+/** `rules`: one expression per operation (API.md, "Access rules"); an absent member refuses it. */
+export const rulesSchema = object(Object.fromEntries(RULE_MEMBERS.map((member) => [member, str({ maxLength: MAX_EXPRESSION_LENGTH })])), []);
+
 const table = object({
   name: str(),
   policy: str({ enum: [...POLICIES] }),
   ownerColumn: nullable(str({ enum: [...OWNER_COLUMNS] })),
   effectivePolicy: str({ enum: [...POLICIES] }),
+  rules: rulesSchema,
+  rulesProblem: str({ description: 'Why a stored rule no longer compiles (its operation is refused until fixed)' }),
   rowCount: object({ value: int({ minimum: 0 }), exact: bool }),
   columns: {
     type: 'array',
@@ -125,7 +132,7 @@ const table = object({
   },
   indexes: { type: 'array', items: object({ name: str(), columns: { type: 'array', items: str() }, unique: bool, kind: str({ enum: [...INDEX_KINDS] }) }) },
   realtime: object({ captured: bool, streamed: bool, problem: str() }, ['captured', 'streamed']),
-});
+}, ['name', 'policy', 'ownerColumn', 'effectivePolicy', 'rules', 'rowCount', 'columns', 'indexes', 'realtime']);
 
 const overviewPoint = object({
   at: dateTime,
@@ -172,7 +179,7 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   ),
   ColumnDefinition: columnDefinition,
   CreateTable: object(
-    { name: str({ pattern: TABLE_NAME_PATTERN.source }), columns: { type: 'array', items: ref('ColumnDefinition') }, policy: str({ enum: [...POLICIES] }) },
+    { name: str({ pattern: TABLE_NAME_PATTERN.source }), columns: { type: 'array', items: ref('ColumnDefinition') }, policy: str({ enum: [...POLICIES] }), rules: rulesSchema },
     ['name'],
   ),
   CreateIndex: object({ columns: { type: 'array', items: str({ minLength: 1 }), minItems: 1 }, kind: str({ enum: ['btree', 'search'] }) }, ['columns']),

@@ -1,8 +1,8 @@
-import { READ_ONLY_KEY_REASON } from '@basalt/contract';
+import { foldExpression, foldExpressionForDescription, READ_ONLY_KEY_REASON, type DescribedCaller, RULE_INVALID_REASON, type ExpressionCaller, type ResolvedExpression, type RuleMember } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { forbidden, type ApiError } from '../errors.js';
 import { authorize, type Operation, type Refusal } from './authorize.js';
-import type { Caller } from './caller.js';
+import { isReadOnly, type Caller } from './caller.js';
 
 /**
  * The one access decision: "may this caller do this to this table, and on which rows?". Every reader asks it: the
@@ -10,18 +10,30 @@ import type { Caller } from './caller.js';
  * every delivery), the OpenAPI document. None rebuilds the 403 or the scope. (PocketBase's `CanAccessRecord` serves its
  * list, view, expand and realtime code the same way.)
  *
- * A decision carries the rows it allows as a condition on them: today the owner scope of `owner-scoped`; the
- * access-rules issue adds a compiled rule beside it, behind this same function.
+ * A decision carries the rows it allows as a condition on them: the owner scope of `owner-scoped` (and of a rule that
+ * is exactly `<owner> = @auth.id`, which keeps its index and maintained counts), or a rule folded for the caller.
  */
 
 /** Where a request came in: the app's API (policies apply), or the owner's tools (every row, no policy). */
 export type Surface = 'api' | 'admin';
 
-/** The rows a decision allows: the caller's own under owner-scoped (the owner column equals the user id). */
-export interface Scope {
+/** The rows a decision allows: the caller's own (the owner column equals the user id), or those a folded rule holds for. */
+export type Scope = OwnerScope | RuleScope;
+export interface OwnerScope {
+  kind: 'owner';
   ownerColumn: string;
   userId: string;
 }
+export interface RuleScope {
+  kind: 'rule';
+  condition: ResolvedExpression;
+}
+
+/**
+ * What is asked of a table: presets know `read` and `write`; under `rules` a write is `create`, `update` (with
+ * `updateCheck` on the row after) or `delete`, and presets take each of these as `write`.
+ */
+export type AccessOperation = Operation | Exclude<RuleMember, 'read'>;
 
 export type AccessDecision =
   /** `scope`: only these rows (null: every row). `forcedOwner`: on writes, this column is the caller, whatever is sent. */
@@ -38,17 +50,72 @@ export interface RefusalWording {
 
 const EVERY_ROW = Object.freeze({ allowed: true, scope: null, forcedOwner: null }) as AccessDecision & { allowed: true };
 
-export function decideAccess(table: TableSchema, caller: Caller, operation: Operation, surface: Surface, wording: RefusalWording = {}): AccessDecision {
+export function decideAccess(
+  table: TableSchema,
+  caller: Caller,
+  operation: AccessOperation,
+  surface: Surface,
+  wording: RefusalWording = {},
+  now: Date = new Date(),
+): AccessDecision {
   // The owner's tools: the caller's role was checked before routing (policies/authorize.ts, authorizeOwnerTools).
   if (surface === 'admin') return EVERY_ROW;
-  const decision = authorize(table.effectivePolicy, caller, operation);
-  if (!decision.allowed) return { allowed: false, refusal: refusal(table, operation, decision.reason, wording) };
-  const scope = decision.ownerScope !== null && table.ownerColumn ? { ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
+  if (table.effectivePolicy === 'rules') return decideByRule(table, caller, operation, wording, now);
+  const presetOperation: Operation = operation === 'read' ? 'read' : 'write';
+  const decision = authorize(table.effectivePolicy, caller, presetOperation);
+  if (!decision.allowed) return { allowed: false, refusal: refusal(table, presetOperation, decision.reason, wording) };
+  const scope: Scope | null = decision.ownerScope !== null && table.ownerColumn ? { kind: 'owner', ownerColumn: table.ownerColumn, userId: decision.ownerScope } : null;
   return { allowed: true, scope, forcedOwner: forcedOwnerColumn(table, surface) };
 }
 
+/** The caller as rules see them (`@auth.*`). No account is verified before email verification exists (issue 26). */
+export function expressionCaller(caller: Caller): ExpressionCaller {
+  if (caller.kind !== 'user') return { id: null, role: null, email: null, key: false, verified: false, aal: null };
+  return { id: caller.id, role: caller.role, email: null, key: caller.key !== undefined, verified: false, aal: 1 };
+}
+
+/**
+ * A `rules` table: the operation's member folded for this caller. Absent, false or null whatever the row: 403. True:
+ * every row. Exactly `<owner> = @auth.id`: the owner scope. Otherwise the folded condition. A `read` key writes nothing.
+ */
+function decideByRule(table: TableSchema, caller: Caller, operation: AccessOperation, wording: RefusalWording, now: Date): AccessDecision {
+  const member: RuleMember = operation === 'write' ? 'update' : operation;
+  const named = operation === 'updateCheck' ? 'update' : operation === 'write' ? 'update' : operation;
+  const details = { table: table.name, policy: 'rules', operation: named, ...(operation === 'updateCheck' ? { check: true as const } : {}) };
+  if (member !== 'read' && isReadOnly(caller)) {
+    return { allowed: false, refusal: forbidden(`The API key is read-only: the key may not ${named} ${table.name}`, { ...details, reason: READ_ONLY_KEY_REASON }) };
+  }
+  const invalid = table.rules?.invalid[member];
+  if (invalid !== undefined) {
+    return { allowed: false, refusal: forbidden(`The ${member} rule of ${table.name} no longer compiles: the owner must fix it`, { ...details, reason: RULE_INVALID_REASON }) };
+  }
+  const rule = table.rules?.compiled[member];
+  const folded = rule ? foldExpression(rule.resolved, expressionCaller(caller), now) : ({ kind: 'constant', value: false } as const);
+  if (folded.kind === 'constant') {
+    if (folded.value === true) return { allowed: true, scope: null, forcedOwner: null };
+    const what = wording.embeddedAs !== undefined ? `read it (embedded as ${wording.embeddedAs})` : wording.it ? 'read it' : operation === 'updateCheck' ? 'update it so' : named;
+    return { allowed: false, refusal: forbidden(`The rules of ${table.name} do not allow this caller to ${what}`, details) };
+  }
+  return { allowed: true, scope: ownerScopeOf(table, folded.condition, caller) ?? { kind: 'rule', condition: folded.condition }, forcedOwner: null };
+}
+
+/** A folded rule that is exactly `<owner> = <the caller's id>`: the owner scope, with its index and maintained counts. */
+function ownerScopeOf(table: TableSchema, condition: ResolvedExpression, caller: Caller): OwnerScope | null {
+  if (caller.kind !== 'user' || !table.ownerColumn || condition.kind !== 'compare' || condition.op !== 'eq') return null;
+  const [column, value] = condition.left.kind === 'column' ? [condition.left, condition.right] : [condition.right, condition.left];
+  if (column.kind !== 'column' || column.path.length > 0 || column.column.name !== table.ownerColumn) return null;
+  if (value.kind !== 'value' || value.value !== caller.id) return null;
+  return { kind: 'owner', ownerColumn: table.ownerColumn, userId: caller.id };
+}
+
 /** The decision, or its 403 thrown. */
-export function requireAccess(table: TableSchema, caller: Caller, operation: Operation, surface: Surface, wording?: RefusalWording): { scope: Scope | null; forcedOwner: string | null } {
+export function requireAccess(
+  table: TableSchema,
+  caller: Caller,
+  operation: AccessOperation,
+  surface: Surface,
+  wording?: RefusalWording,
+): { scope: Scope | null; forcedOwner: string | null } {
   const decision = decideAccess(table, caller, operation, surface, wording);
   if (!decision.allowed) throw decision.refusal;
   return decision;
@@ -70,4 +137,22 @@ function refusal(table: TableSchema, operation: Operation, reason: Refusal, word
   }
   const what = wording.embeddedAs !== undefined ? `read it (embedded as ${wording.embeddedAs})` : wording.it ? 'read it' : operation;
   return forbidden(`The ${table.effectivePolicy} policy of ${table.name} does not allow this caller to ${what}`, rule);
+}
+
+/**
+ * Whether the API description lists an operation for a caller (`/openapi.json` is made per role and key kind, not per
+ * user): a preset's decision, or under `rules` the rule folded with role, key and anon only (`@auth.id` and the
+ * rest unknown but non-null, API.md "Part 2 in detail"), listed unless it folds to false or null.
+ */
+export function describesAccess(table: TableSchema, caller: Caller, operation: 'read' | 'write'): boolean {
+  if (table.effectivePolicy !== 'rules') return decideAccess(table, caller, operation, 'api').allowed;
+  if (operation === 'write' && isReadOnly(caller)) return false;
+  const members: RuleMember[] = operation === 'read' ? ['read'] : ['create', 'update', 'delete'];
+  const described: DescribedCaller = caller.kind === 'user' ? { anon: false, role: caller.role, key: caller.key !== undefined } : { anon: true };
+  return members.some((member) => {
+    const rule = table.rules?.compiled[member];
+    if (!rule || table.rules?.invalid[member] !== undefined) return false;
+    const folded = foldExpressionForDescription(rule.resolved, described);
+    return folded.kind === 'condition' || folded.value === true;
+  });
 }

@@ -29,6 +29,9 @@ function byPolicy(effectivePolicy: Policy, caller: Caller, operation: Operation)
       return operation === 'read' || isOwner(caller) ? ALLOW : DENY;
     case 'private':
       return isOwner(caller) ? ALLOW : DENY;
+    case 'rules':
+      // Rules are decided by policies/access.ts (decideByRule), never here.
+      return DENY;
   }
 }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { quote } from '../db/identifiers.js';
-import { conditionSql, SqlParameters, type Condition } from '../records/index.js';
+import { conditionSql, scopeSql, SqlParameters, type Condition } from '../records/index.js';
+import type { Scope } from '../policies/access.js';
 import type { Change } from './log.js';
 
 /**
@@ -12,8 +13,17 @@ import type { Change } from './log.js';
 export interface FilterSet {
   /** Conditions ANDed together, as a list's. */
   conditions: readonly Condition[];
-  /** Subscribers with the same filters share one verdict. */
+  /** A read rule folded for a subscriber (API.md: rules are evaluated per subscriber at delivery, in the batch statement). */
+  rule?: Scope;
+  /** Subscribers with the same filters (or the same folded rule and values) share one verdict. */
   key: string;
+}
+
+/** A rule scope as a filter set: one verdict per distinct rule and set of bound values, whatever the subscribers. */
+export function ruleFilterOf(rule: Scope): FilterSet {
+  const parameters = new SqlParameters();
+  const sql = scopeSql(rule, 'r', parameters);
+  return { conditions: [], rule, key: JSON.stringify(['rule', sql, parameters.values]) };
 }
 
 /** A filter set's key: its SQL shape and its values (two sets with one key match the same rows). */
@@ -42,7 +52,11 @@ export async function changeRows(pool: pg.Pool, table: string, changes: readonly
   const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
   if (withRecord.length === 0) return { rows, matches, undeliverable: [] };
   const parameters = new SqlParameters(2);
-  const flags = filters.map((filter, k) => `(${filter.conditions.map((condition) => conditionSql(condition, parameters).sql).join(' AND ')}) IS TRUE AS ${quote(`${FLAG}${k}`)}`);
+  const flags = filters.map((filter, k) => {
+    const parts = filter.conditions.map((condition) => conditionSql(condition, parameters).sql);
+    if (filter.rule) parts.push(scopeSql(filter.rule, 'r', parameters));
+    return `(${parts.join(' AND ') || 'TRUE'}) IS TRUE AS ${quote(`${FLAG}${k}`)}`;
+  });
   const result = await pool.query<Record<string, unknown>>(
     `SELECT r.*${flags.map((flag) => `, ${flag}`).join('')}
        FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS __basalt_e(__basalt_j, __basalt_n)

@@ -3,7 +3,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import type { TableSchema } from '../db/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import { requireAccess, type Scope } from '../policies/access.js';
-import { changeRowsIsolated, type FilterSet } from './changeRows.js';
+import { changeRowsIsolated, ruleFilterOf, type FilterSet } from './changeRows.js';
 import type { Subscription } from './hub.js';
 import { eventIdOf, isAfter, type Change, type Place } from './log.js';
 
@@ -49,13 +49,32 @@ export class FanOut {
       if (indexes) indexes.push(index);
       else byTable.set(change.table, [index]);
     });
+    // Who may read what now: a subscriber refused since (a policy or rule change) is dropped with the refusal.
+    const scopesOf = new Map<Subscription, Map<string, Scope | null>>();
+    for (const subscriber of subscribers) {
+      try {
+        scopesOf.set(subscriber, new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name)])));
+      } catch (error) {
+        this.drop(subscriber, error instanceof ApiError ? error : undefined);
+      }
+    }
     const rows: Array<Record<string, unknown> | null> = changes.map(() => null);
     const matches = new Map<string, Map<number, boolean>>();
     // A change one table's rows cannot be read back from costs its own table's subscribers (a reset), never the rest.
     const undeliverable = new Set<number>();
+    const ruleKeys = new Map<Scope, string>();
     for (const [table, indexes] of byTable) {
       const filters = new Map<string, FilterSet>();
-      for (const subscriber of subscribers) if (subscriber.filter && subscriber.tables.includes(table)) filters.set(subscriber.filter.key, subscriber.filter);
+      for (const [subscriber, scopes] of scopesOf) {
+        if (!subscriber.tables.includes(table)) continue;
+        if (subscriber.filter) filters.set(subscriber.filter.key, subscriber.filter);
+        const scope = scopes.get(table);
+        if (scope?.kind === 'rule') {
+          const rule = ruleFilterOf(scope);
+          ruleKeys.set(scope, rule.key);
+          filters.set(rule.key, rule);
+        }
+      }
       const converted = await changeRowsIsolated(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
       indexes.forEach((index, position) => (rows[index] = converted.rows[position] ?? null));
       for (const position of converted.undeliverable) undeliverable.add(indexes[position]!);
@@ -71,14 +90,7 @@ export class FanOut {
     }
     // An event's text depends on the change and the columns asked, not on who gets it: built once per pair.
     const texts = new Map<string, string | null>();
-    for (const subscriber of subscribers) {
-      let scopes: Map<string, Scope | null>;
-      try {
-        scopes = new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name)]));
-      } catch (error) {
-        this.drop(subscriber, error instanceof ApiError ? error : undefined);
-        continue;
-      }
+    for (const [subscriber, scopes] of scopesOf) {
       const floor = this.floorOf(subscriber);
       changes.forEach((change, index) => {
         if (!scopes.has(change.table) || (floor && !isAfter(change, floor))) return;
@@ -87,7 +99,9 @@ export class FanOut {
           return;
         }
         const row = rows[index] ?? null;
-        if (!this.sees(subscriber, change, row, scopes.get(change.table) ?? null, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
+        const scope = scopes.get(change.table) ?? null;
+        const ruled = scope?.kind === 'rule' ? matches.get(ruleKeys.get(scope)!)?.get(index) === true : true;
+        if (!ruled || !this.sees(subscriber, change, row, scope, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
         const key = `${index}|${subscriber.columns?.join(',') ?? '*'}`;
         let text = texts.get(key);
         if (text === undefined) texts.set(key, (text = eventOf(change, row, subscriber.columns)));
@@ -96,11 +110,11 @@ export class FanOut {
     }
   }
 
-  /** Whether the subscriber may see this change: its owner scope and its filters (the policy was checked above). */
+  /** Whether the subscriber may see this change: its owner scope and its filters (the policy and rule were checked above). */
   private sees(subscriber: Subscription, change: Change, row: Record<string, unknown> | null, scope: Scope | null, matched: boolean | undefined): boolean {
     if (change.op === 't') return true;
     if (!row) return false;
-    if (scope && String(row[scope.ownerColumn]) !== scope.userId) return false;
+    if (scope?.kind === 'owner' && String(row[scope.ownerColumn]) !== scope.userId) return false;
     return !subscriber.filter || matched === true;
   }
 }

@@ -25,12 +25,12 @@ describe('authorizeRecords on /api', () => {
   it('scopes owner-scoped tables to the caller, and names the writer of a write', () => {
     const tables = lookup(todos());
     expect(authorizeRecords(tables, 'api', 'todos', member, 'read').access).toEqual({
-      scope: { ownerColumn: 'user_id', userId: 'member-1' },
+      scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'member-1' },
       surface: 'api',
       writer: null,
     });
     expect(authorizeRecords(tables, 'api', 'todos', owner, 'write').access).toEqual({
-      scope: { ownerColumn: 'user_id', userId: 'owner-1' },
+      scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'owner-1' },
       surface: 'api',
       writer: 'owner-1',
     });

@@ -5,6 +5,8 @@ import { decideAccess, requireAccess, type Scope, type Surface } from '../polici
 import { authorizeOwnerTools, type Operation } from '../policies/authorize.js';
 import type { Caller } from '../policies/caller.js';
 import type { RelationContext } from './embed/plan.js';
+import type { RecordAction } from './parse.js';
+import { defaultsOwner } from '../policies/rules.js';
 
 /**
  * Stage 2 of the record pipeline: which table, and what the caller may do in it (the one access decision,
@@ -30,7 +32,28 @@ export interface Access {
   writer: string | null;
   /** Writes through /api: the reference columns whose values the referenced tables' policies limit. */
   references?: ReferenceAccess[];
+  /** Writes through /api to a `rules` table: the write's own rules for this caller. */
+  rules?: WriteRules;
 }
+
+/**
+ * A write under `rules`, folded for the caller: each rule the action needs (null: true for every row), checked in the
+ * write's statement; the read rule decides which rows a write may target (404 otherwise) and whether the written row
+ * is answered (else `{ id }`).
+ */
+export interface WriteRules {
+  create?: Scope | null;
+  update?: Scope | null;
+  updateCheck?: Scope | null;
+  delete?: Scope | null;
+  /** The read rule for the caller; `none` when it refuses them every row. */
+  read: Scope | null | 'none';
+  /** Whether an owner column left out of a create is set to the caller (the create rule's `<owner> = @auth.id`). */
+  defaultsOwner: boolean;
+}
+
+/** Rows no caller can see: a write's target when the read rule refuses the caller (every target is then 404). */
+export const NO_ROWS: Scope = Object.freeze({ kind: 'rule', condition: { kind: 'constant', value: false, position: 0, end: 0 } }) as Scope;
 
 export interface Authorized {
   table: TableSchema;
@@ -62,7 +85,7 @@ export function administeredTable(tables: TableLookup, name: string): TableSchem
 const OWNER_TOOLS: Access = Object.freeze({ scope: null, surface: 'admin', writer: null }) as Access;
 
 /** Table (404, or 400 for a reserved name on `admin`) and policy (403): the checks before parameters and body. */
-export function authorizeRecords(tables: TableLookup, surface: Surface, name: string, caller: Caller, operation: Operation): Authorized {
+export function authorizeRecords(tables: TableLookup, surface: Surface, name: string, caller: Caller, operation: Operation, action?: RecordAction): Authorized {
   if (surface === 'admin') {
     const table = administeredTable(tables, name);
     const decision = authorizeOwnerTools(caller);
@@ -74,14 +97,28 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   }
   const table = tables.served(name);
   if (!table) throw notFound(`No table ${name}`);
-  const { scope } = requireAccess(table, caller, operation, surface);
+  const rules = table.effectivePolicy === 'rules' && operation === 'write' ? writeRules(table, caller, action ?? 'create') : undefined;
+  const { scope } = rules ? { scope: rules.read === 'none' ? NO_ROWS : rules.read } : requireAccess(table, caller, operation, surface);
   // An access token outlives a deleted account; its writes must not: the write statement checks the account.
   const writer = operation === 'write' && caller.kind === 'user' ? caller.id : null;
   const relations = relationContext(tables, caller, surface);
   if (operation === 'write' && table.referenceColumns.length > 0) {
-    return { table, access: { scope, surface, writer, references: referenceAccess(tables, table, caller) }, relations };
+    return { table, access: { scope, surface, writer, references: referenceAccess(tables, table, caller), ...(rules ? { rules } : {}) }, relations };
   }
-  return { table, access: { scope, surface, writer }, relations };
+  return { table, access: { scope, surface, writer, ...(rules ? { rules } : {}) }, relations };
+}
+
+/**
+ * The rules a write needs, each refused up front (403 before parameters) when it is false for the caller whatever the
+ * row: create for POST, create and update (with updateCheck) for PUT, delete for DELETE.
+ */
+function writeRules(table: TableSchema, caller: Caller, action: RecordAction): WriteRules {
+  const needs: Array<'create' | 'update' | 'updateCheck' | 'delete'> = action === 'upsert' ? ['create', 'update', 'updateCheck'] : action === 'delete' ? ['delete'] : ['create'];
+  const rules: WriteRules = { read: 'none', defaultsOwner: defaultsOwner(table) };
+  for (const operation of needs) rules[operation] = requireAccess(table, caller, operation, 'api').scope;
+  const read = decideAccess(table, caller, 'read', 'api');
+  rules.read = read.allowed ? read.scope : 'none';
+  return rules;
 }
 
 /** Each reference column's limit for this writer: a value must name a row they may read (API.md, "Relations"). */

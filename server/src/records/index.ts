@@ -9,5 +9,6 @@ export { parseTarget, queryBytesOf, type RecordAction } from './parse.js';
 export { parseListParams, parsePaging, parseOrder, parseValueList, single, type QueryParams } from './query/parse.js';
 export { planConditions, type Condition } from './query/plan.js';
 export { conditionSql, SqlParameters } from './query/build.js';
+export { scopeSql, scopeShape, expressionSql, ExistsAliases } from './query/expression.js';
 export { cursorKeyFrom } from './query/cursor.js';
 export { embedNameOf, planSelection } from './embed/plan.js';

@@ -72,7 +72,7 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
   const { surface, target } = call;
   let { caller } = call;
   const operation = operationOf(target.action);
-  const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation);
+  const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation, target.action);
 
   // A body is read only after the table and the policy allowed the write.
   let authorized: Authorized | undefined;

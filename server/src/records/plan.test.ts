@@ -7,7 +7,7 @@ import type { RecordRequest } from './parse.js';
 import { cursorKeyFrom } from './query/cursor.js';
 import type { ListParams } from './query/parse.js';
 
-const memberAccess: Access = { scope: { ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
+const memberAccess: Access = { scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
 const ownerTools: Access = { scope: null, surface: 'admin', writer: null };
 const asMember = (): Authorized => ({ table: todos(), access: memberAccess });
 

@@ -1,8 +1,8 @@
 import { ID_COLUMN } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { ApiError, invalidField, notFound, referenceRefused } from '../errors.js';
+import { ApiError, invalidField, invalidParameter, notFound, referenceRefused } from '../errors.js';
 import { randomId } from '../ids.js';
-import type { Access, Authorized, Scope } from './authorize.js';
+import type { Access, Authorized, Scope, WriteRules } from './authorize.js';
 import { missingOnCreate, validateRecordBody } from './body.js';
 import type { RecordRequest, Selected } from './parse.js';
 import type { CursorKey } from './query/cursor.js';
@@ -27,9 +27,9 @@ export interface ReferenceCheck {
 export type Plan =
   | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
   | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; selection?: Selection }
-  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[]; selection?: Selection }
+  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[]; selection?: Selection; rules?: WriteRules }
   /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
-  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[]; selection?: Selection }
+  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[]; selection?: Selection; rules?: WriteRules }
   /** Create-or-update in one statement: the body can create the record and the id is unique. */
   | {
       kind: 'upsert';
@@ -58,8 +58,9 @@ export type Plan =
       writer: string | null;
       references: ReferenceCheck[];
       selection?: Selection;
+      rules?: WriteRules;
     }
-  | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null };
+  | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null; rules?: WriteRules };
 
 /** The path id coerced to the id column's type; an id that cannot be one names no record (404). */
 export function coerceId(table: TableSchema, raw: string): unknown {
@@ -100,8 +101,9 @@ function planCreate({ table, access }: Authorized, body: Row): Extract<Plan, { k
   }
   const missing = missingOnCreate(table, values, access.surface);
   if (missing.length > 0) throw missingColumnError(table, missing);
-  if (access.scope) values[access.scope.ownerColumn] = access.scope.userId;
-  return { kind: 'create', table, values, writer: access.writer, references: referenceChecks(access, [values]) };
+  setOwner(table, access, values);
+  const rules = access.rules ? { rules: access.rules } : {};
+  return { kind: 'create', table, values, writer: access.writer, references: referenceChecks(access, [values]), ...rules };
 }
 
 /** Each element planned as a create; an error names the element (`index`) and, where there is one, the field. */
@@ -122,7 +124,22 @@ function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
       throw new ApiError('VALIDATION_ERROR', `Record ${missing}: give ${column.name} in every record or in none`, { index: missing, field: column.name });
     }
   }
-  return { kind: 'create-many', table: authorized.table, rows, writer: authorized.access.writer, references: referenceChecks(authorized.access, rows) };
+  const rules = authorized.access.rules ? { rules: authorized.access.rules } : {};
+  return { kind: 'create-many', table: authorized.table, rows, writer: authorized.access.writer, references: referenceChecks(authorized.access, rows), ...rules };
+}
+
+/**
+ * The owner column of a create: under owner-scoped the caller whatever the body says; under `rules` the caller when
+ * the body leaves it out and the create rule has the conjunct `<owner> = @auth.id`.
+ */
+function setOwner(table: TableSchema, access: Access, values: Row): void {
+  if (!access.rules) {
+    if (access.scope?.kind === 'owner') values[access.scope.ownerColumn] = access.scope.userId;
+    return;
+  }
+  if (access.rules.defaultsOwner && table.ownerColumn && values[table.ownerColumn] === undefined && access.writer !== null) {
+    values[table.ownerColumn] = access.writer;
+  }
 }
 
 /**
@@ -138,7 +155,14 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
   delete changes[ID_COLUMN];
   const insertValues: Row = { ...changes, [ID_COLUMN]: id };
   const { scope, writer } = access;
-  if (scope) {
+  if (access.rules) {
+    // Under `rules` the update runs first, under update/updateCheck, and only a missing row is created.
+    setOwner(table, access, insertValues);
+    const missing = missingOnCreate(table, insertValues, access.surface);
+    const references = referenceChecks(access, [insertValues]);
+    return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references, rules: access.rules };
+  }
+  if (scope?.kind === 'owner') {
     insertValues[scope.ownerColumn] = scope.userId;
     // The owner column never changes on update under a scope (it already is the caller).
     delete changes[scope.ownerColumn];
@@ -149,9 +173,15 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
   return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references };
 }
 
-/** What a written record is answered with: the selection asked (columns and embeds), read back after the write. */
+/**
+ * What a written record is answered with: the selection asked (columns and embeds), read back after the write. Under
+ * a read rule that refuses the caller every row, a write answers `{ id }` only, and a `select` is 400 before writing.
+ */
 function withSelection<P extends Plan>(plan: P, selected: Selected | undefined, authorized: Authorized): P {
   if (!selected) return plan;
+  if (authorized.access.rules?.read === 'none') {
+    throw invalidParameter('select', `select: the rules of ${authorized.table.name} do not let this caller read what they write`);
+  }
   return { ...plan, selection: planSelection(authorized.table, selected.select, selected.embedOptions, authorized.relations) };
 }
 
@@ -173,6 +203,6 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
     case 'upsert':
       return withSelection(planUpsert(authorized, request.id, request.body), request.select, authorized);
     case 'delete':
-      return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer };
+      return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer, ...(access.rules ? { rules: access.rules } : {}) };
   }
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { POLICIES, POLICY_SUMMARIES, type Policy, type TableInfo } from '@basalt/contract';
+import { PRESET_POLICIES, POLICY_SUMMARIES, type Policy, type TableInfo } from '@basalt/contract';
 import { client } from '../../api';
 import { FormError } from '../../components/States';
 import { describeError } from '../../errors';
@@ -35,7 +35,7 @@ export function PolicyControl({ table }: { table: TableInfo }) {
       </div>
       <fieldset className="policy-options" disabled={change.isPending}>
         <legend className="visually-hidden">Access policy of {table.name}</legend>
-        {POLICIES.map((policy) => (
+        {PRESET_POLICIES.map((policy) => (
           <label key={policy} className={`policy-option${selected === policy ? ' policy-option-selected' : ''}`}>
             <input
               type="radio"

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { POLICIES, POLICY_SUMMARIES, type CreateTableInput, type Policy } from '@basalt/contract';
+import { PRESET_POLICIES, POLICY_SUMMARIES, type CreateTableInput, type Policy } from '@basalt/contract';
 import { client } from '../../api';
 import { Field } from '../../components/Field';
 import { FormActions } from '../../components/FormActions';
@@ -103,7 +103,7 @@ export function CreateTableForm({ onCancel }: { onCancel: () => void }) {
               shown.markEdited('policy');
             }}>
             <option value="">Automatic ({automatic})</option>
-            {POLICIES.map((p) => (
+            {PRESET_POLICIES.map((p) => (
               <option key={p} value={p}>
                 {p}
               </option>

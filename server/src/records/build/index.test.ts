@@ -8,7 +8,7 @@ import { planRequest } from '../plan.js';
 import type { ListParams } from '../query/parse.js';
 
 const KEY = cursorKeyFrom('build-test-secret');
-const access: Access = { scope: { ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
+const access: Access = { scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
 const listPlan = (params: Partial<ListParams>, schema = todos()) =>
   planRequest({ action: 'list', table: schema.name, params: { limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', ...params } }, { table: schema, access }, KEY);
 
@@ -21,7 +21,7 @@ describe('build', () => {
     const { statement, values } = buildStatement(listPlan({ limit: 5, offset: 10, filters: [{ key: 'title', column: 'title', op: 'eq', value: "x' OR 1=1 --" }, { key: 'score', column: 'score', op: 'eq', value: '3' }] }));
     expect(values).toEqual(['member-1', "x' OR 1=1 --", 3, 6, 10]);
     expect(statement.text).not.toContain('OR 1=1');
-    expect(statement.text).toContain('"user_id" = $1 AND "title" = $2 AND "score" = $3');
+    expect(statement.text).toContain('"todos"."user_id" = $1 AND "title" = $2 AND "score" = $3');
     expect(statement.text).toContain('ORDER BY "id" ASC LIMIT $4 OFFSET $5');
   });
 
@@ -61,7 +61,7 @@ describe('build', () => {
     expect(remove.statement.text).toMatch(/^DELETE FROM "todos" WHERE "id" = \$1 AND .* RETURNING \*$/);
 
     const get = buildStatement(plan({ action: 'get', table: 'todos', id: 'a' }));
-    expect(get.statement.text).toMatch(/^SELECT \*, .* FROM "todos" WHERE "id" = \$1 AND "user_id" = \$2$/);
+    expect(get.statement.text).toMatch(/^SELECT \*, .* FROM "todos" WHERE "id" = \$1 AND "todos"."user_id" = \$2$/);
     expect(get.values).toEqual(['a', 'member-1']);
   });
 });

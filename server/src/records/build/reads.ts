@@ -6,6 +6,7 @@ import { conditionSql, keyColumnsSql, keysetSql, orderSql, SqlParameters } from 
 import type { ListQuery } from '../query/plan.js';
 import { Aliases, embedShape, embedSql } from '../embed/build.js';
 import type { Selection } from '../embed/plan.js';
+import { scopeShape, scopeSql } from '../query/expression.js';
 import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } from './shared.js';
 
 /** The statements of reads: a page with its total, a planner estimate, one record, whether an id exists. */
@@ -13,12 +14,12 @@ import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } 
 export const KEY_PREFIX = '__basalt_k';
 
 /** The scope and the filters of a read, with their parameters from `$1`. */
-function readConditions(query: ListQuery, scope: Scope | null, parameters: SqlParameters): { sql: string[]; shape: string } {
+function readConditions(table: TableSchema, query: ListQuery, scope: Scope | null, parameters: SqlParameters): { sql: string[]; shape: string } {
   const sql: string[] = [];
   const shape: string[] = [];
   if (scope) {
-    sql.push(`${quote(scope.ownerColumn)} = ${parameters.bind(scope.userId)}`);
-    shape.push(`s:${scope.ownerColumn}`);
+    sql.push(scopeSql(scope, quote(table.name), parameters));
+    shape.push(scopeShape(scope));
   }
   for (const condition of query.conditions) {
     const built = conditionSql(condition, parameters);
@@ -37,10 +38,10 @@ const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')
  */
 export function listStatement(table: TableSchema, query: ListQuery, scope: Scope | null, withTotal: boolean): Built {
   const parameters = new SqlParameters();
-  const filtered = readConditions(query, scope, parameters);
+  const filtered = readConditions(table, query, scope, parameters);
   // No filter but the scope: the total is the maintained count, read in the same statement (so the same snapshot).
-  const maintained = withTotal && countsMaintained(table, query);
-  const countKeys = maintained ? [parameters.bind(table.name), parameters.bind(scope ? scope.userId : WHOLE_TABLE)] : [];
+  const maintained = withTotal && countsMaintained(table, query, scope);
+  const countKeys = maintained ? [parameters.bind(table.name), parameters.bind(scope?.kind === 'owner' ? scope.userId : WHOLE_TABLE)] : [];
   const page = [...filtered.sql];
   let keyset = '';
   if (query.position) {
@@ -75,16 +76,17 @@ const WHOLE_TABLE = '*';
 
 /**
  * Whether a list's total comes from the maintained counts (tracking/): the table's counts are complete and the list has
- * no filter, only (maybe) the owner scope. Filtered lists count their matching rows.
+ * no filter, only (maybe) the owner scope (a preset's, or a rule that is exactly `<owner> = @auth.id`). Lists under any
+ * other rule, and filtered lists, count their matching rows.
  */
-export function countsMaintained(table: TableSchema, query: ListQuery): boolean {
-  return table.counted && query.conditions.length === 0;
+export function countsMaintained(table: TableSchema, query: ListQuery, scope: Scope | null): boolean {
+  return table.counted && query.conditions.length === 0 && (scope === null || scope.kind === 'owner');
 }
 
 /** The planner's estimate of the rows a list's filters match, for `count=estimated`. */
 export function estimateStatement(table: TableSchema, query: ListQuery, scope: Scope | null): Built {
   const parameters = new SqlParameters();
-  const filtered = readConditions(query, scope, parameters);
+  const filtered = readConditions(table, query, scope, parameters);
   const statement = cached(table, `estimate|${filtered.shape}`, () => `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${quote(table.name)}${where(filtered.sql)}`);
   return { statement, values: parameters.values };
 }
@@ -99,7 +101,7 @@ function selectionSql(table: TableSchema, selection: Selection, parameters: SqlP
 }
 
 export function getStatement(table: TableSchema, id: unknown, scope: Scope | null, selection?: Selection): Built {
-  const condition = byId(scope, null, 1);
+  const condition = byId(table, scope, null, 1);
   if (!selection || (selection.columns === null && selection.embeds.length === 0)) {
     // No row, no version: a miss (404) is double-checked against the schema version by the caller.
     const statement = cached(table, `get|${condition.key}`, () => `SELECT *, ${PUBLISHED_VERSION} AS ${quote(VERSION)} FROM ${quote(table.name)} WHERE ${condition.sql}`);
@@ -132,17 +134,19 @@ export function existsStatement(table: TableSchema, id: unknown): Built {
 }
 
 /**
- * Which of these values name a row the writer may read in an owner-scoped table (their own rows): the values come
+ * Which of these values name a row the writer may read in the referenced table (its scope for them): the values come
  * back as given, so the caller can tell which record named which.
  */
 export function readableStatement(table: TableSchema, scope: Scope, values: unknown[]): Built {
   const id = table.columns.get(ID_COLUMN)!;
+  const parameters = new SqlParameters(2);
+  const condition = scopeSql(scope, quote(table.name), parameters);
   const statement = cached(
     table,
-    `readable|${scope.ownerColumn}`,
+    `readable|${scopeShape(scope)}`,
     () =>
       `SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM ${quote(table.name)} ` +
-      `WHERE ${quote(ID_COLUMN)} = v::${id.sqlType} AND ${quote(scope.ownerColumn)} = $2)`,
+      `WHERE ${quote(ID_COLUMN)} = v::${id.sqlType} AND ${condition})`,
   );
-  return { statement, values: [values.map(String), scope.userId] };
+  return { statement, values: [values.map(String), ...parameters.values] };
 }

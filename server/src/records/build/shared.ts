@@ -3,6 +3,8 @@ import { ID_COLUMN } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { TableSchema } from '../../db/schema.js';
 import type { Scope } from '../../policies/access.js';
+import { SqlParameters } from '../query/build.js';
+import { scopeShape, scopeSql } from '../query/expression.js';
 
 /**
  * How record statements are named and kept: the SQL of each operation is built from the schema cache once per table
@@ -56,28 +58,21 @@ export function cached(table: TableSchema, key: string, build: () => string): St
   return statement;
 }
 
-/** The condition on one record by id, with the guards a statement needs (version, scope, writer). */
+/** The condition on one record by id (`$firstParameter`), with the guards a statement needs (version, scope, writer). */
 export function byId(
-  scope: Scope | null,
+  table: TableSchema,
+  scope: Scope | null | ReadonlyArray<Scope | null>,
   writer: string | null,
   firstParameter: number,
   guardVersion?: number,
 ): { sql: string; values: unknown[]; key: string } {
+  const scopes = (Array.isArray(scope) ? scope : [scope]) as Array<Scope | null>;
+  const parameters = new SqlParameters(firstParameter + 1);
   const parts = [`${quote(ID_COLUMN)} = $${firstParameter}`];
-  const values: unknown[] = [];
-  if (guardVersion !== undefined) {
-    values.push(guardVersion);
-    parts.push(`${COMMITTED_VERSION} = $${firstParameter + values.length}`);
-  }
-  if (scope) {
-    values.push(scope.userId);
-    parts.push(`${quote(scope.ownerColumn)} = $${firstParameter + values.length}`);
-  }
-  if (writer !== null) {
-    values.push(writer);
-    parts.push(writerExists(firstParameter + values.length));
-  }
-  return { sql: parts.join(' AND '), values, key: `${scope ? scope.ownerColumn : ''}|${writer !== null}|${guardVersion !== undefined}` };
+  if (guardVersion !== undefined) parts.push(`${COMMITTED_VERSION} = ${parameters.bind(guardVersion)}`);
+  for (const each of scopes) if (each) parts.push(scopeSql(each, quote(table.name), parameters));
+  if (writer !== null) parts.push(writerExists(Number(parameters.bind(writer).slice(1))));
+  return { sql: parts.join(' AND '), values: parameters.values, key: `${scopes.map(scopeShape).join('&')}|${writer !== null}|${guardVersion !== undefined}` };
 }
 
 /** An access token outlives a deleted account; a write by it must not happen, and this costs no extra round trip. */

@@ -11,13 +11,13 @@ import { byId, cached, COMMITTED_VERSION, INSERTED, writerExists, type Built } f
  */
 
 export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): Built {
-  const condition = byId(scope, writer, 1, table.schemaVersion);
+  const condition = byId(table, scope, writer, 1, table.schemaVersion);
   const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
   return { statement, values: [id, ...condition.values] };
 }
 
 /** Columns of `values`, in table order (so one body shape is one statement whatever its key order). */
-function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
+export function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
   return table.columnList.filter((column) => values[column.name] !== undefined);
 }
 
@@ -116,7 +116,7 @@ function textOf(value: unknown): string | null {
 }
 
 /** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
-function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
+export function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
   const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
   if (table.hasUpdatedAt) set.push(`${quote('updatedAt')} = now()`);
   // An update that changes nothing still has to touch the row to return it.
@@ -132,7 +132,7 @@ export function updateStatement(
   writer: string | null,
 ): Built {
   const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
-  const condition = byId(scope, writer, columns.length + 1, table.schemaVersion);
+  const condition = byId(table, scope, writer, columns.length + 1, table.schemaVersion);
   const statement = cached(table, `update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
     const set = setList(table, columns, (_column, index) => `$${index + 1}`);
     return `UPDATE ${quote(table.name)} SET ${set} WHERE ${condition.sql} RETURNING *`;
@@ -154,13 +154,15 @@ export function upsertStatement(
   const columns = presentColumns(table, insertValues);
   const changed = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
   const insert = insertSelect(table, columns, writer);
-  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${scope?.ownerColumn ?? ''}|${writer !== null}`;
+  // Under `rules` a PUT updates then creates (update-or-create): only presets' owner scope comes here.
+  const owner = scope?.kind === 'owner' ? scope : null;
+  const key = `upsert|${columns.map((column) => column.name).join(',')}|${changed.map((column) => column.name).join(',')}|${owner?.ownerColumn ?? ''}|${writer !== null}`;
   const statement = cached(table, key, () => {
     const set = setList(table, changed, (column) => `EXCLUDED.${quote(column.name)}`);
-    const guard = scope ? ` WHERE ${quote(table.name)}.${quote(scope.ownerColumn)} = $${insert.parameters + 1}` : '';
+    const guard = owner ? ` WHERE ${quote(table.name)}.${quote(owner.ownerColumn)} = $${insert.parameters + 1}` : '';
     return `${insert.text} ON CONFLICT (${quote(ID_COLUMN)}) DO UPDATE SET ${set}${guard} RETURNING *, (xmax = 0) AS ${quote(INSERTED)}`;
   });
   const values = [...columns.map((column) => insertValues[column.name]), ...insertGuardValues(table, writer)];
-  if (scope) values.push(scope.userId);
+  if (owner) values.push(owner.userId);
   return { statement, values };
 }

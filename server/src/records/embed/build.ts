@@ -3,6 +3,7 @@ import { quote } from '../../db/identifiers.js';
 import type { ColumnSchema } from '../../db/schema.js';
 import type { SqlParameters } from '../query/build.js';
 import type { EmbedPlan } from './plan.js';
+import { scopeShape, scopeSql } from '../query/expression.js';
 
 /**
  * The SQL of embeds: each one a correlated subquery in the parent's select list, so the whole answer stays one
@@ -49,7 +50,7 @@ function rowSql(embed: EmbedPlan, alias: string, parameters: SqlParameters, alia
 export function embedSql(embed: EmbedPlan, parent: string, parameters: SqlParameters, aliases: Aliases): string {
   const alias = aliases.next();
   const table = quote(embed.table.name);
-  const scoped = embed.scope ? ` AND ${alias}.${quote(embed.scope.ownerColumn)} = ${parameters.bind(embed.scope.userId)}` : '';
+  const scoped = embed.scope ? ` AND ${scopeSql(embed.scope, alias, parameters)}` : '';
   if (embed.kind === 'one') {
     const row = rowSql(embed, alias, parameters, aliases);
     return `(SELECT ${row} FROM ${table} ${alias} WHERE ${alias}.${quote(ID_COLUMN)} = ${parent}.${quote(embed.column.name)}${scoped})`;
@@ -68,7 +69,7 @@ export function embedShape(embeds: EmbedPlan[]): string {
   return embeds
     .map((embed) => {
       const order = embed.order.map((term) => `${term.column.name}.${term.direction}`).join(',');
-      return `${embed.kind}:${embed.table.name}.${embed.column.name}[${embed.columns.map((column) => column.name).join(',')}|${order}|${embed.scope ? embed.scope.ownerColumn : ''}](${embedShape(embed.embeds)})`;
+      return `${embed.kind}:${embed.table.name}.${embed.column.name}[${embed.columns.map((column) => column.name).join(',')}|${order}|${scopeShape(embed.scope)}](${embedShape(embed.embeds)})`;
     })
     .join(';');
 }

@@ -1,4 +1,4 @@
-import { MAX_EMBED_ROWS, RESERVED_TABLES } from '@basalt/contract';
+import { embedNameOf, MAX_EMBED_ROWS, RESERVED_TABLES } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import type { Caller } from '../../policies/caller.js';
@@ -43,11 +43,7 @@ export interface RelationContext {
 
 const refused = (message: string) => invalidParameter('select', `select: ${message}`);
 
-/** `author_id` and `authorId` embed as `author`; a column without that suffix keeps its name. */
-export function embedNameOf(column: string): string {
-  const match = /^(.+?)(?:_id|Id)$/.exec(column);
-  return match ? match[1]! : column;
-}
+export { embedNameOf };
 
 interface Relation {
   kind: 'one' | 'many';

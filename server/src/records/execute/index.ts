@@ -4,6 +4,7 @@ import { buildStatement, countsMaintained, estimateStatement, INSERTED, listStat
 import { encodeCursor } from '../query/cursor.js';
 import type { Plan } from '../plan.js';
 import type { Executor, Outcome, Page } from './outcome.js';
+import { executeRuled, type RuledPlan } from './ruled.js';
 import { checkVersion, plannedRows, run, runShaped } from './run.js';
 import { checkReferences, noRecord, nothingWritten, record, selected, stillReferenced, unlessStale, updateOrCreate, withElementIndex } from './writes.js';
 
@@ -25,7 +26,7 @@ async function listPage(executor: Executor, plan: Extract<Plan, { kind: 'list' }
   const { table, query, scope } = plan;
   let estimate: number | undefined;
   // A maintained count is exact and costs no more than an estimate.
-  if (query.count === 'estimated' && !countsMaintained(table, query)) {
+  if (query.count === 'estimated' && !countsMaintained(table, query, scope)) {
     const planned = plannedRows(await run(pool, estimateStatement(table, query, scope)));
     if (planned >= EXACT_COUNT_LIMIT) estimate = planned;
   }
@@ -50,6 +51,7 @@ export async function execute(executor: Executor, plan: Plan): Promise<Outcome> 
 
 async function executePlan(executor: Executor, plan: Plan): Promise<Outcome> {
   const { pool } = executor;
+  if ('rules' in plan && plan.rules) return executeRuled(executor, plan as RuledPlan);
   switch (plan.kind) {
     case 'list':
       return listPage(executor, plan);

@@ -29,3 +29,6 @@ export interface Page {
 }
 
 export type Outcome = Page | { kind: 'record'; row: Row; created: boolean } | { kind: 'records'; rows: Row[] };
+
+/** Written rows answered as `{ id }` because the caller may not read them (`rules`): a `select` never reads them back. */
+export const hiddenRows = new WeakSet<Row>();

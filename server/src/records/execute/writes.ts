@@ -5,7 +5,7 @@ import { StaleSchemaError } from '../../db/fresh.js';
 import { accountGone, conflict, notFound, referenceConflict, referenceRefused, uniqueKeyOf } from '../../errors.js';
 import { buildStatement, existsStatement, getManyStatement, getStatement, insertStatement, readableStatement } from '../build/index.js';
 import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan.js';
-import type { Executor, Outcome } from './outcome.js';
+import { hiddenRows, type Executor, type Outcome } from './outcome.js';
 import { run, runShaped } from './run.js';
 
 /**
@@ -93,10 +93,14 @@ export async function updateOrCreate(executor: Executor, plan: Extract<Plan, { k
 export async function selected(pool: PreparedPool, plan: Plan, outcome: Outcome): Promise<Outcome> {
   if (!('selection' in plan) || !plan.selection) return outcome;
   if (outcome.kind === 'records') {
-    const { records } = await runShaped(pool, getManyStatement(plan.table, outcome.rows.map((row) => row[ID_COLUMN]), plan.selection));
-    return { kind: 'records', rows: records };
+    // Rows the caller may not read (under `rules`) stay `{ id }`; the others are read back as selected.
+    const shown = outcome.rows.filter((row) => !hiddenRows.has(row));
+    const { records } = await runShaped(pool, getManyStatement(plan.table, shown.map((row) => row[ID_COLUMN]), plan.selection));
+    // They come back in the order of the ids asked (a select need not include the id).
+    let next = 0;
+    return { kind: 'records', rows: outcome.rows.map((row) => (hiddenRows.has(row) ? row : (records[next++] ?? row))) };
   }
-  if (outcome.kind !== 'record') return outcome;
+  if (outcome.kind !== 'record' || hiddenRows.has(outcome.row)) return outcome;
   const { records } = await runShaped(pool, getStatement(plan.table, outcome.row[ID_COLUMN], null, plan.selection));
   return records[0] ? { ...outcome, row: records[0] } : outcome;
 }

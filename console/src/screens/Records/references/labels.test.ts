@@ -1,3 +1,4 @@
+import { presetRules } from '@basalt/contract';
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, TableInfo } from '@basalt/contract';
 import { couldBeId, labelColumnOf, pickerOptions, referencedIds, referenceLabel, referencesTo } from './labels';
@@ -16,6 +17,7 @@ const column = (name: string, type: ColumnInfo['type'] = 'text', extra: Partial<
 const table = (name: string, columns: ColumnInfo[], ownerColumn: TableInfo['ownerColumn'] = null): TableInfo => ({
   name,
   policy: 'private',
+  rules: presetRules('private', ownerColumn),
   ownerColumn,
   effectivePolicy: 'private',
   rowCount: { value: 0, exact: true },

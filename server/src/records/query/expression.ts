@@ -1,0 +1,117 @@
+import { ID_COLUMN, type ResolvedColumn, type ResolvedExpression, type ResolvedOperand } from '@basalt/contract';
+import { quote } from '../../db/identifiers.js';
+import type { ColumnSchema } from '../../db/schema.js';
+import { comparesAsText } from '../values.js';
+import type { Scope } from '../../policies/access.js';
+import { SqlParameters } from './build.js';
+import { likePattern } from './plan.js';
+
+/**
+ * A resolved (and folded) expression -> SQL, for rules and `filter=` alike: every value a bound parameter, every
+ * identifier quoted, every path an EXISTS over the related table under an alias of its own (`x1`, `x2`, ...). The
+ * text depends on the expression's shape, never on the caller's values, so it names a prepared statement: the number
+ * of statements does not grow with users.
+ *
+ * Columns compare as the query language's filters compare them (records/query/build.ts): uuid, enum and json columns
+ * as text, timestamps to the millisecond.
+ */
+
+/** Aliases of EXISTS subqueries, unique within one statement. */
+export class ExistsAliases {
+  private count = 0;
+  next(): string {
+    this.count += 1;
+    return `x${this.count}`;
+  }
+}
+
+const COMPARISONS = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/**
+ * The expression about the row `row` (a quoted table name or an alias). The schema adapter (policies/rules.ts) hands
+ * the catalog's own column objects to the resolver, so a resolved column is a ColumnSchema.
+ */
+export function expressionSql(node: ResolvedExpression, row: string, parameters: SqlParameters, aliases: ExistsAliases = new ExistsAliases()): string {
+  return new Compiler(parameters, aliases).sql(node, [row]);
+}
+
+class Compiler {
+  constructor(
+    private readonly parameters: SqlParameters,
+    private readonly aliases: ExistsAliases,
+  ) {}
+
+  /** `rows[level]`: the alias of the row at each EXISTS depth, the expression's own row first. */
+  sql(node: ResolvedExpression, rows: string[]): string {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return `(${node.operands.map((operand) => this.sql(operand, rows)).join(node.kind === 'and' ? ' AND ' : ' OR ')})`;
+      case 'not':
+        return `(NOT ${this.sql(node.operand, rows)})`;
+      case 'constant':
+        return node.value === null ? 'NULL::boolean' : node.value ? 'TRUE' : 'FALSE';
+      case 'exists': {
+        const alias = this.aliases.next();
+        const parent = rows[node.level - 1]!;
+        const { step } = node;
+        const join =
+          step.kind === 'one'
+            ? `${alias}.${quote(ID_COLUMN)} = ${parent}.${quote(step.column)}`
+            : `${alias}.${quote(step.column)} = ${parent}.${quote(ID_COLUMN)}`;
+        const inner = [...rows.slice(0, node.level), alias];
+        return `EXISTS (SELECT 1 FROM ${quote(step.table)} ${alias} WHERE ${join} AND ${this.sql(node.condition, inner)})`;
+      }
+      case 'compare': {
+        const timestamp = node.type === 'timestamp';
+        return `(${this.operand(node.left, rows, timestamp)} ${COMPARISONS[node.op]} ${this.operand(node.right, rows, timestamp)})`;
+      }
+      case 'in': {
+        const column = node.operand.kind === 'column' ? this.columnOf(node.operand) : undefined;
+        const cast = column ? (comparesAsText(column) ? 'text[]' : `${column.sqlType}[]`) : undefined;
+        const values = node.values.map((value) => (value.value instanceof Date ? value.value.toISOString() : value.value));
+        return `(${this.operand(node.operand, rows, node.type === 'timestamp')} = ANY(${this.parameters.bind(values, cast)}))`;
+      }
+      case 'like':
+        return `(${this.operand(node.operand, rows, false)} ${node.caseInsensitive ? 'ILIKE' : 'LIKE'} ${this.parameters.bind(likePattern(node.pattern.value))})`;
+      case 'search':
+        return `(to_tsvector('simple', ${this.column(node.column, rows)}) @@ websearch_to_tsquery('simple', ${this.parameters.bind(node.words.value)}))`;
+      case 'null-test':
+        return `(${this.operand(node.operand, rows, false)} IS ${node.negated ? 'NOT ' : ''}NULL)`;
+    }
+  }
+
+  private columnOf(column: ResolvedColumn): ColumnSchema {
+    return column.column as ColumnSchema;
+  }
+
+  private column(column: ResolvedColumn, rows: string[]): string {
+    return `${rows[column.path.length]!}.${quote(column.column.name)}`;
+  }
+
+  /** One side of a comparison: a column as filters read it, or a bound value (a variable is folded before this). */
+  private operand(operand: ResolvedOperand, rows: string[], timestamp: boolean): string {
+    if (operand.kind === 'column') {
+      const sql = this.column(operand, rows);
+      if (timestamp) return `date_trunc('milliseconds', ${sql})`;
+      return comparesAsText(this.columnOf(operand)) ? `${sql}::text` : sql;
+    }
+    if (operand.kind === 'variable') throw new Error(`${operand.name} must be folded before compiling`);
+    if (operand.value === null) return 'NULL';
+    if (timestamp) return this.parameters.bind(operand.value instanceof Date ? operand.value.toISOString() : operand.value, 'timestamptz');
+    // A value compared with a text-compared column is text; otherwise the column gives the parameter its type.
+    return this.parameters.bind(operand.value);
+  }
+}
+
+/** A decision's rows as a condition on the row `row`: the owner column, or the folded rule. */
+export function scopeSql(scope: Scope, row: string, parameters: SqlParameters, aliases?: ExistsAliases): string {
+  if (scope.kind === 'owner') return `${row}.${quote(scope.ownerColumn)} = ${parameters.bind(scope.userId)}`;
+  return expressionSql(scope.condition, row, parameters, aliases);
+}
+
+/** The part of a statement's shape a scope decides: the SQL it compiles to, whatever the caller's values. */
+export function scopeShape(scope: Scope | null): string {
+  if (!scope) return '';
+  return scope.kind === 'owner' ? `o:${scope.ownerColumn}` : `r:${expressionSql(scope.condition, 'r', new SqlParameters())}`;
+}
