@@ -34,6 +34,8 @@ export interface LooseListQuery {
   embedOptions?: Record<string, { order?: string | undefined; limit?: number | undefined }> | undefined;
   after?: string | null | undefined;
   count?: CountMode | undefined;
+  /** An expression (API.md, "The `filter` parameter"), ANDed with `filter` and the policy; sent as `filter=`. */
+  where?: string | undefined;
 }
 
 /** One value of an `in` list: quoted when it holds a comma or a double quote, a quote inside doubled. */
@@ -100,6 +102,11 @@ export function listParameters(query: LooseListQuery = {}): Record<string, Query
     select: query.select === undefined ? undefined : selectText(query.select),
     after: query.after ?? undefined,
     count: query.count,
+    filter: query.where,
+    // Taken by changes by filter and upserts, never by a list.
+    all: undefined,
+    dryRun: undefined,
+    onConflict: undefined,
   };
   const params: Record<string, QueryValue | undefined> = { ...reserved };
   for (const [path, options] of Object.entries(query.embedOptions ?? {})) {

@@ -29,12 +29,18 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
    * Every change of this table the caller may see, as it happens: `onEvent` gets `insert`, `update` and `delete`
    * events (and `reset` after a TRUNCATE, or when changes were missed for too long: list again), and `error` when the
    * subscription ends for good (a policy change, signed out). Returns the function that unsubscribes.
-   * Without filter or select, all of the client's subscriptions share one connection. `onStatus` hears `open` once the
+   * `where` is an expression of the rules language (sent as `filter=`), ANDed with `filter` and the table's rules.
+   * Without filter, where or select, all of the client's subscriptions share one connection. `onStatus` hears `open` once the
    * stream is open (every change committed from then on is delivered) and `reconnecting` while it is being retried.
    */
-  subscribe(options: { filter?: Filter<Row>; select?: readonly (keyof Row & string)[] }, onEvent: RealtimeListener<Row>, onStatus?: RealtimeStatusListener): () => void {
+  subscribe(
+    options: { filter?: Filter<Row>; where?: string; select?: readonly (keyof Row & string)[] },
+    onEvent: RealtimeListener<Row>,
+    onStatus?: RealtimeStatusListener,
+  ): () => void {
     if (!this.live) throw new TypeError('subscribe is for client.from(table); the owner uses client.admin.subscribe');
-    const query = options.filter || options.select ? listParameters({ filter: options.filter, select: options.select } as LooseListQuery) : null;
+    const { filter, where, select } = options;
+    const query = filter || select || where !== undefined ? listParameters({ filter, select, where } as LooseListQuery) : null;
     return this.live.realtime.subscribe(this.live.table, query, onEvent as RealtimeListener<Record<string, unknown>>, onStatus);
   }
 

@@ -161,6 +161,11 @@ export interface TableListQuery<Row = UntypedRow> {
    * `none` (no total).
    */
   count?: CountMode;
+  /**
+   * An expression of the rules language, ANDed with `filter` and the table's policy (`or`, `not`, paths through
+   * relations, `@auth.*`): `"status = 'open' or (priority >= 3 and assignee_id = @auth.id)"`. Sent as `filter=`.
+   */
+  where?: string;
 }
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;

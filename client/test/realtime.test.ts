@@ -120,6 +120,34 @@ describe('subscribe', () => {
     writer.close();
   });
 
+  it('streams only the rows a where expression matches, ANDed with filter, and refuses a bad one', async () => {
+    const client = live.client();
+    await client.auth.signIn({ email, password: PASSWORD });
+    const odd = 'where a&b=c #1 100% + é';
+    const matched: RealtimeEvent[] = [];
+    const anded: RealtimeEvent[] = [];
+    const statuses: string[] = [];
+    const stopMatched = client.from('todos').subscribe({ where: `title = '${odd}' or (title like 'where *' and done = true)`, select: ['title'] }, (event) => matched.push(event), (status) => statuses.push(status));
+    const stopAnded = client.from('todos').subscribe({ where: "title like 'where *'", filter: { done: false }, select: ['title'] }, (event) => anded.push(event), (status) => statuses.push(status));
+    await until(() => statuses, 2);
+    await client.from('todos').create({ title: odd });
+    await client.from('todos').create({ title: 'where plain' });
+    await client.from('todos').create({ title: 'where done', done: true });
+    await client.from('todos').create({ title: 'elsewhere', done: true });
+    await until(() => matched, 2);
+    await until(() => anded, 2);
+    await settle();
+    expect(matched.map((event) => event.record)).toEqual([{ title: odd }, { title: 'where done' }]);
+    expect(anded.map((event) => event.record)).toEqual([{ title: odd }, { title: 'where plain' }]);
+    stopMatched();
+    stopAnded();
+    const refused: RealtimeEvent[] = [];
+    client.from('todos').subscribe({ where: 'title =' }, (event) => refused.push(event));
+    const [ended] = await until(() => refused, 1);
+    expect(ended).toMatchObject({ type: 'error', error: { status: 400, code: 'VALIDATION_ERROR', details: { parameter: 'filter' } } });
+    client.close();
+  });
+
   it('ends with an error event when the policy refuses', async () => {
     const anon = live.client();
     const events: RealtimeEvent[] = [];

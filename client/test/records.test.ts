@@ -86,6 +86,45 @@ describe('the query language through list, listAll and createMany', () => {
     const without = await owner.admin.indexes.drop('todos', 'todos_title_search');
     expect(without.indexes.map((index) => index.name)).not.toContain('todos_title_search');
   });
+
+  it('takes where as the filter parameter: or, not, parentheses and paths, ANDed with filter and the policy', async () => {
+    const carol = live.client();
+    await carol.auth.signUp({ email: uniqueEmail('carol'), password: PASSWORD });
+    const todos = carol.from('todos');
+    const rows = await todos.createMany([
+      { title: "where a&b=c #1 100% + é 'q'", score: 1 },
+      { title: 'where two', score: 2, done: true },
+      { title: 'where three', score: 3 },
+      { title: 'where four', score: 4, done: true },
+    ]);
+    const scores = (page: { data: Record<string, unknown>[] }) => page.data.map((row) => row.score);
+    // or, not and parentheses, ANDed with the column filters; the total counts under both.
+    const either = await todos.list({ where: 'score = 1 or (score >= 3 and done = false)', filter: { title: { like: 'where*' } }, order: 'score.asc' });
+    expect([scores(either), either.total]).toEqual([[1, 3], 2]);
+    expect(scores(await todos.list({ where: 'score >= 2', filter: { done: true }, order: 'score.asc' }))).toEqual([2, 4]);
+    // Characters the query string must encode, encoded once (a quote doubled inside the literal), and the caller.
+    expect(scores(await todos.list({ where: "title = 'where a&b=c #1 100% + é ''q'''" }))).toEqual([1]);
+    expect((await todos.list({ where: "user_id = @auth.id and title like 'where*'" })).total).toBe(4);
+    // ANDed with the policy: another member matches none of these rows, the owner all of them.
+    expect((await alice.from('todos').list({ where: "title like 'where*'" })).total).toBe(0);
+    expect((await owner.admin.records('todos', { where: "title like 'where*'" })).total).toBe(4);
+    // Paths through a to-many relation: some related row; not (...) is "no related row".
+    await owner.admin.tables.create({
+      name: 'labels',
+      policy: 'public-read',
+      columns: [{ name: 'name', type: 'text' }, { name: 'todo_id', type: 'text', references: { table: 'todos', onDelete: 'cascade' } }],
+    });
+    await owner.admin.from('labels').createMany([{ name: 'urgent', todo_id: rows[1]!.id }, { name: 'later', todo_id: rows[2]!.id }]);
+    expect(scores(await todos.list({ where: "labels.name = 'urgent' or score = 4", order: 'score.asc' }))).toEqual([2, 4]);
+    expect(scores(await todos.list({ where: "not (labels.name = 'urgent') and title like 'where*'", order: 'score.asc' }))).toEqual([1, 3, 4]);
+    // Every page of listAll keeps it (the cursor is bound to it).
+    const all: unknown[] = [];
+    for await (const row of todos.listAll({ where: 'score > 1', order: 'score.asc', limit: 1 })) all.push(row.score);
+    expect(all).toEqual([2, 3, 4]);
+    // A bad expression: 400 naming filter, with the position.
+    await expect(todos.list({ where: 'score >' })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: { parameter: 'filter', position: expect.any(Number) } });
+    await expect(todos.list({ where: 'nope = 1' })).rejects.toMatchObject({ status: 400, details: { parameter: 'filter', position: 0 } });
+  });
 });
 
 describe('record API through from(table)', () => {

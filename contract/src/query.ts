@@ -42,9 +42,17 @@ export const COUNT_MODES = ['exact', 'estimated', 'none'] as const;
 export type CountMode = (typeof COUNT_MODES)[number];
 export const DEFAULT_COUNT_MODE: CountMode = 'exact';
 
-/** Parameters that are not filters; a column with one of these names is filtered as `<column>[eq]=v`. */
-export const RESERVED_PARAMETERS = ['limit', 'offset', 'order', 'select', 'after', 'count'] as const;
+/**
+ * Parameters that are not filters on every record route (`/api`, admin records, `/realtime`); a column with one of
+ * these names is filtered as `<column>[eq]=v`. `filter` is the expression filter; `all`, `dryRun` and `onConflict`
+ * are kept for changes by filter and upserts (the query language's part 2), refused where a route does not take them.
+ */
+export const RESERVED_PARAMETERS = ['limit', 'offset', 'order', 'select', 'after', 'count', 'filter', 'all', 'dryRun', 'onConflict'] as const;
 export type ReservedParameter = (typeof RESERVED_PARAMETERS)[number];
+/** Reserved on the owner's records route besides: `as`, the caller whose view is listed. */
+export const ADMIN_RESERVED_PARAMETERS = [...RESERVED_PARAMETERS, 'as'] as const;
+/** The expression filter's parameter (API.md, "The `filter` parameter"); it counts as one of MAX_FILTERS. */
+export const FILTER_PARAMETER = 'filter';
 
 /** `order=<column>.asc|desc`. */
 export const ORDER_DIRECTIONS = ['asc', 'desc'] as const;

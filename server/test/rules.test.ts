@@ -214,3 +214,60 @@ describe('profiles everyone reads and each user edits, with a readOnly plan', ()
     expect((await admin().get('/admin/tables/broken').set(owner.auth)).status).toBe(404);
   });
 });
+
+describe('why: rules/check and the records list as another caller', () => {
+  const check = (body: object) => admin().post('/admin/tables/posts/rules/check').set(owner.auth).send(body);
+  let draft: string;
+  let published: string;
+  beforeAll(async () => {
+    const rows = (await admin().get(`/admin/tables/posts/records?user_id=${ann.id}&order=title.asc`).set(owner.auth)).body.data as Array<{ id: string; published: boolean }>;
+    draft = rows.find((row) => !row.published)!.id;
+    published = rows.find((row) => row.published)!.id;
+  });
+
+  it('lists what a user or anon would see, with cursors bound to that caller', async () => {
+    const asAnon = await admin().get('/admin/tables/posts/records?as=anon').set(owner.auth);
+    expect([asAnon.status, asAnon.body.data.map((row: { title: string }) => row.title)]).toEqual([200, ['hello']]);
+    const asAnn = await admin().get(`/admin/tables/posts/records?as=${ann.id}&order=title.asc&limit=1`).set(owner.auth);
+    expect(asAnn.body.total).toBe(2);
+    const elsewhere = await admin().get(`/admin/tables/posts/records?as=${bob.id}&order=title.asc&limit=1&after=${encodeURIComponent(asAnn.body.next)}`).set(owner.auth);
+    expect([elsewhere.status, errorOf(elsewhere).details]).toEqual([400, { parameter: 'after' }]);
+    const unknown = await admin().get('/admin/tables/posts/records?as=nobody').set(owner.auth);
+    expect([unknown.status, errorOf(unknown).details]).toEqual([400, { parameter: 'as' }]);
+    const tasks = await admin().get('/admin/tables/tasks/records?as=anon').set(owner.auth);
+    expect(tasks.status).toBe(403);
+    expect((await admin().get(`/admin/tables/posts/records/${draft}?as=anon`).set(owner.auth)).status).toBe(400);
+  });
+
+  it('says why a caller may or may not, writing nothing', async () => {
+    expect((await check({ as: 'anon', operation: 'read', id: draft })).body.data).toEqual({
+      allowed: false,
+      operation: 'read',
+      rule: 'published = true or user_id = @auth.id',
+      reason: expect.stringContaining('not readable'),
+    });
+    expect((await check({ as: 'anon', operation: 'read', id: published })).body.data).toMatchObject({ allowed: true });
+    expect((await check({ as: 'anon', operation: 'create' })).body.data).toMatchObject({ allowed: false, reason: expect.stringContaining('do not allow') });
+    expect((await check({ as: bob.id, operation: 'update', id: published })).body.data).toMatchObject({ allowed: false, reason: 'the update rule is false for this row' });
+    expect((await check({ as: ann.id, operation: 'delete', id: 'missing' })).body.data).toMatchObject({ allowed: false, reason: 'no such row' });
+    expect((await check({ as: bob.id, operation: 'create', record: { title: 't', user_id: ann.id } })).body.data).toMatchObject({ allowed: false });
+    expect((await check({ as: bob.id, operation: 'create', record: { title: 't' } })).body.data).toMatchObject({ allowed: true });
+    expect((await check({ as: ann.id, operation: 'update', id: published, record: { user_id: bob.id } })).body.data).toMatchObject({ allowed: false, reason: 'updateCheck is false for the row after this change' });
+    expect((await check({ as: ann.id, operation: 'update', id: published, record: { title: 'renamed' } })).body.data).toMatchObject({ allowed: true });
+    // Nothing was written by any of it.
+    expect((await admin().get(`/admin/tables/posts/records/${published}`).set(owner.auth)).body.data).toMatchObject({ title: 'hello', user_id: ann.id });
+    expect((await admin().get('/admin/tables/posts/records?title=t').set(owner.auth)).body.total).toBe(0);
+  });
+
+  it.each([
+    [{ as: 'nobody', operation: 'read' }, 'as'],
+    [{ operation: 'read' }, 'as'],
+    [{ as: 'anon', operation: 'view' }, 'operation'],
+    [{ as: 'anon', operation: 'read', record: {} }, 'record'],
+    [{ as: 'member', operation: 'create', record: { nope: 1 } }, 'nope'],
+    [{ as: 'anon', operation: 'read', extra: 1 }, 'extra'],
+  ])('refuses %j naming %s', async (body, field) => {
+    const response = await check((body as { as?: string }).as === 'member' ? { ...body, as: bob.id } : body);
+    expect([response.status, errorOf(response).details]).toEqual([400, { field }]);
+  });
+});

@@ -8,7 +8,8 @@ import { parsePathId } from '../auth/validation.js';
 import { jsonBodyReader, jsonObjectBody, jsonObjectReader } from '../http/body.js';
 import { accountGone, ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
-import { answerRecordCall, parsePaging, queryBytesOf, type RecordAction, type RecordDeps } from '../records/index.js';
+import { administeredTable, answerRecordCall, explainAccess, parseCheckInput, parsePaging, queryBytesOf, type RecordAction, type RecordCall, type RecordDeps } from '../records/index.js';
+import { viewerOf } from './viewAs.js';
 import { answerFresh } from '../db/fresh.js';
 import { parseColumnDefinition, parseColumnSettings, parseCreateTable, parsePolicyChange } from './definitions.js';
 import type { TableAdmin } from './tables.js';
@@ -106,7 +107,14 @@ export function adminRoutes(deps: {
     async (req, res) => {
       const table = String(req.params.name);
       const target = action === 'list' || action === 'create' ? { action, table } : { action, table, id: String(req.params.id) };
-      const call = { surface: 'admin' as const, caller: callerOf(req), target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res) };
+      const { as, ...query } = req.query as Record<string, unknown>;
+      const readBody = (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res);
+      let call: RecordCall = { surface: 'admin', caller: callerOf(req), target, query, queryBytes: queryBytesOf(req.url), readBody };
+      if (as !== undefined) {
+        if (action !== 'list') throw new ApiError('VALIDATION_ERROR', 'as is taken only by the records list', { parameter: 'as' });
+        // What that caller would see through /api: their policy and rules, the cursor bound to them.
+        call = { ...call, surface: 'api', caller: await viewerOf(accounts, as, 'parameter'), viewAs: String(as) };
+      }
       const answer = await answerRecordCall(deps.records, call);
       sendJson(res, answer.status, answer.body);
     };
@@ -115,6 +123,13 @@ export function adminRoutes(deps: {
   router.post('/tables/:name/records', records('create'));
   router.put('/tables/:name/records/:id', records('upsert'));
   router.delete('/tables/:name/records/:id', records('delete'));
+
+  // Why a caller may or may not do something (API.md, "Access rules", Explain): nothing is written.
+  router.post('/tables/:name/rules/check', tableExists, body, async (req, res) => {
+    const { as, ...input } = parseCheckInput(req.body as Record<string, unknown>);
+    const caller = await viewerOf(accounts, as, 'field');
+    sendJson(res, 200, { data: await fresh(() => explainAccess(deps.records, administeredTable(cache, String(req.params.name)), caller, input)) });
+  });
 
   // Every change of a table, every row (the owner's tools see past policies): the console's live grid.
   router.get('/tables/:name/realtime', streamHandler({ ...deps.realtime, cache, tokens, keys: deps.keys }, 'admin', (req) => String(req.params.name)));

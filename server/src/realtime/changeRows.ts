@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { quote } from '../db/identifiers.js';
-import { conditionSql, scopeSql, SqlParameters, type Condition } from '../records/index.js';
+import { conditionSql, ExistsAliases, expressionSql, scopeSql, SqlParameters, type Condition, type ExpressionFilter } from '../records/index.js';
 import type { Scope } from '../policies/access.js';
 import type { Change } from './log.js';
 
@@ -15,6 +15,8 @@ export interface FilterSet {
   conditions: readonly Condition[];
   /** A read rule folded for a subscriber (API.md: rules are evaluated per subscriber at delivery, in the batch statement). */
   rule?: Scope;
+  /** `filter=`, folded for the subscriber when the stream opened. */
+  expression?: ExpressionFilter;
   /** Subscribers with the same filters (or the same folded rule and values) share one verdict. */
   key: string;
 }
@@ -27,10 +29,15 @@ export function ruleFilterOf(rule: Scope): FilterSet {
 }
 
 /** A filter set's key: its SQL shape and its values (two sets with one key match the same rows). */
-export function filterKeyOf(conditions: readonly Condition[]): string {
+export function filterKeyOf(conditions: readonly Condition[], expression?: ExpressionFilter): string {
   const parameters = new SqlParameters();
   const shapes = conditions.map((condition) => conditionSql(condition, parameters).shape);
+  if (expression) shapes.push(filterSql(expression, parameters));
   return JSON.stringify([shapes, parameters.values]);
+}
+
+function filterSql(expression: ExpressionFilter, parameters: SqlParameters): string {
+  return expressionSql(expression.condition, 'r', parameters, new ExistsAliases(), (step) => expression.scopes.get(step) ?? null);
 }
 
 export interface Converted {
@@ -55,6 +62,7 @@ export async function changeRows(pool: pg.Pool, table: string, changes: readonly
   const flags = filters.map((filter, k) => {
     const parts = filter.conditions.map((condition) => conditionSql(condition, parameters).sql);
     if (filter.rule) parts.push(scopeSql(filter.rule, 'r', parameters));
+    if (filter.expression) parts.push(filterSql(filter.expression, parameters));
     return `(${parts.join(' AND ') || 'TRUE'}) IS TRUE AS ${quote(`${FLAG}${k}`)}`;
   });
   const result = await pool.query<Record<string, unknown>>(

@@ -8,7 +8,7 @@ import { ApiError, invalidParameter, notFound } from '../errors.js';
 import { requireAccess, type Surface } from '../policies/access.js';
 import type { Caller } from '../policies/caller.js';
 import { answerFresh } from '../db/fresh.js';
-import { parseListParams, planConditions, planSelection, queryBytesOf, single, type QueryParams } from '../records/index.js';
+import { parseListParams, planConditions, planFilter, planSelection, queryBytesOf, single, type QueryParams } from '../records/index.js';
 import { filterKeyOf } from './changeRows.js';
 import type { Hub, Subscription } from './hub.js';
 import { placeOf, type Place } from './log.js';
@@ -64,9 +64,11 @@ function oneTable(deps: RealtimeDeps, caller: Caller, name: string, query: Query
   // select before the filters, as a list plans them (which parameter a 400 names when both are wrong).
   const columns = planSelection(table, params.select, {}, undefined).columns;
   const conditions = planConditions(table, params.filters);
+  // `filter=`: folded for the caller as the stream opens (so `@now` is that moment), paths under the reached tables' read.
+  const expression = params.filter === null ? undefined : planFilter(table, params.filter, { tables: deps.cache, caller, surface });
   return {
     tables: [table.name],
-    filter: conditions.length > 0 ? { conditions, key: filterKeyOf(conditions) } : null,
+    filter: conditions.length > 0 || expression ? { conditions, ...(expression ? { expression } : {}), key: filterKeyOf(conditions, expression) } : null,
     columns: columns?.map((column) => column.name) ?? null,
   };
 }

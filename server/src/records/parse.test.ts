@@ -59,7 +59,7 @@ describe('parseRequest', () => {
     expect(parseRequest({ action: 'list', table: 't' }, { limit: '5' }, undefined)).toEqual({
       action: 'list',
       table: 't',
-      params: { limit: 5, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' },
+      params: { limit: 5, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null },
     });
     expect(parseRequest({ action: 'create', table: 't' }, {}, { a: 1 })).toEqual({ action: 'create', table: 't', body: { a: 1 } });
     expect(parseRequest({ action: 'upsert', table: 't', id: '7' }, {}, { a: 1 })).toEqual({ action: 'upsert', table: 't', id: '7', body: { a: 1 } });

@@ -36,6 +36,8 @@ export interface RecordCall {
    * policy allowed the write.
    */
   readBody(arrays: boolean): Promise<Body | unknown[]>;
+  /** The owner's records list seen as another caller (`?as=`): its cursors are bound to that caller. */
+  viewAs?: string;
 }
 
 /**
@@ -91,6 +93,7 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     // The decision taken before the body holds while the schema it came from is still the loaded one.
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
     const request = parseRequest(target, call.query, body, call.queryBytes);
+    if (call.viewAs !== undefined && request.action === 'list') request.params.viewAs = call.viewAs;
     const plan = planRequest(request, authorized, deps.cursorKey);
     return execute(deps, plan);
   });

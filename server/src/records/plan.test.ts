@@ -12,7 +12,7 @@ const ownerTools: Access = { scope: null, surface: 'admin', writer: null };
 const asMember = (): Authorized => ({ table: todos(), access: memberAccess });
 
 
-const list = (params: Partial<ListParams>): RecordRequest => ({ action: 'list', table: 'todos', params: { limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', ...params } });
+const list = (params: Partial<ListParams>): RecordRequest => ({ action: 'list', table: 'todos', params: { limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null, ...params } });
 const KEY = cursorKeyFrom('plan-test-secret');
 const planOf = <K extends Plan['kind']>(plan: Plan, kind: K) => {
   expect(plan.kind).toBe(kind);

@@ -10,7 +10,7 @@ import type { ListParams } from '../query/parse.js';
 const KEY = cursorKeyFrom('build-test-secret');
 const access: Access = { scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
 const listPlan = (params: Partial<ListParams>, schema = todos()) =>
-  planRequest({ action: 'list', table: schema.name, params: { limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', ...params } }, { table: schema, access }, KEY);
+  planRequest({ action: 'list', table: schema.name, params: { limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null, ...params } }, { table: schema, access }, KEY);
 
 describe('build', () => {
   it('quotes identifiers by doubling quotes', () => {

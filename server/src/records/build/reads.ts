@@ -6,7 +6,7 @@ import { conditionSql, keyColumnsSql, keysetSql, orderSql, SqlParameters } from 
 import type { ListQuery } from '../query/plan.js';
 import { Aliases, embedShape, embedSql } from '../embed/build.js';
 import type { Selection } from '../embed/plan.js';
-import { scopeShape, scopeSql } from '../query/expression.js';
+import { ExistsAliases, expressionSql, scopeSql } from '../query/expression.js';
 import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } from './shared.js';
 
 /** The statements of reads: a page with its total, a planner estimate, one record, whether an id exists. */
@@ -18,13 +18,22 @@ function readConditions(table: TableSchema, query: ListQuery, scope: Scope | nul
   const sql: string[] = [];
   const shape: string[] = [];
   if (scope) {
-    sql.push(scopeSql(scope, quote(table.name), parameters));
-    shape.push(scopeShape(scope));
+    const built = scopeSql(scope, quote(table.name), parameters);
+    sql.push(built);
+    // Placeholders, never values: the text is the shape.
+    shape.push(built);
   }
   for (const condition of query.conditions) {
     const built = conditionSql(condition, parameters);
     sql.push(built.sql);
     shape.push(built.shape);
+  }
+  if (query.filter) {
+    const { condition, scopes } = query.filter;
+    const built = expressionSql(condition, quote(table.name), parameters, new ExistsAliases(), (step) => scopes.get(step) ?? null);
+    sql.push(built);
+    // The SQL's text depends on the expression's shape and the scopes, never on values: it is the shape.
+    shape.push(`f:${built}`);
   }
   return { sql, shape: shape.join(',') };
 }
@@ -80,7 +89,7 @@ const WHOLE_TABLE = '*';
  * other rule, and filtered lists, count their matching rows.
  */
 export function countsMaintained(table: TableSchema, query: ListQuery, scope: Scope | null): boolean {
-  return table.counted && query.conditions.length === 0 && (scope === null || scope.kind === 'owner');
+  return table.counted && query.conditions.length === 0 && query.filter === null && (scope === null || scope.kind === 'owner');
 }
 
 /** The planner's estimate of the rows a list's filters match, for `count=estimated`. */
@@ -143,7 +152,7 @@ export function readableStatement(table: TableSchema, scope: Scope, values: unkn
   const condition = scopeSql(scope, quote(table.name), parameters);
   const statement = cached(
     table,
-    `readable|${scopeShape(scope)}`,
+    `readable|${condition}`,
     () =>
       `SELECT v FROM unnest($1::text[]) AS v WHERE EXISTS (SELECT 1 FROM ${quote(table.name)} ` +
       `WHERE ${quote(ID_COLUMN)} = v::${id.sqlType} AND ${condition})`,

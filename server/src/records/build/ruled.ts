@@ -4,16 +4,14 @@ import type { TableSchema } from '../../db/schema.js';
 import type { Scope } from '../../policies/access.js';
 import { SqlParameters } from '../query/build.js';
 import { scopeSql } from '../query/expression.js';
-import { byId, cached, COMMITTED_VERSION, type Built } from './shared.js';
-import { setList, presentColumns } from './writes.js';
+import { cached, COMMITTED_VERSION, type Built } from './shared.js';
 
 /**
  * The writes of a `rules` table (API.md, "Access rules"), each still one statement:
  * - a create (one record or many) is checked on the rows as stored: the insert is a CTE, and the statement calls
  *   `_basalt_refuse` with the first refused record's position, which aborts it (SQLSTATE BR403): nothing written;
- * - an update targets a row the caller may read and the `update` rule allows, and checks `updateCheck` on the row
- *   after the same way;
- * - a delete targets a row the caller may read and the `delete` rule allows.
+ * - an update (build/writes.ts, scoped by the read and the `update` rules) checks `updateCheck` on the row after
+ *   the same way; a delete is scoped by the read and the `delete` rules.
  * Each answers, per row, whether the caller may read it afterwards (`__basalt_readable`): else the answer is `{ id }`.
  */
 
@@ -41,24 +39,6 @@ export function checkedWrite(table: TableSchema, base: Built, check: Scope | nul
     `SELECT c.*, ${readable} AS ${READABLE} FROM __basalt_c c ` +
     `WHERE (SELECT _basalt_refuse(f.${POSITION}::text) FROM __basalt_c f WHERE NOT f.${OK} ORDER BY f.${POSITION} LIMIT 1) IS NULL`;
   return { statement: cached(table, `checked|${base.statement.name}|${allowed}|${readable}`, () => text), values: [...base.values, ...parameters.values] };
-}
-
-/** The update of one readable row the `update` rule allows (then checked by `checkedWrite` against `updateCheck`). */
-export function ruledUpdateStatement(table: TableSchema, id: unknown, changes: Record<string, unknown>, scopes: Array<Scope | null>, writer: string | null): Built {
-  const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);
-  const condition = byId(table, scopes, writer, columns.length + 1, table.schemaVersion);
-  const statement = cached(table, `ruled-update|${columns.map((column) => column.name).join(',')}|${condition.key}`, () => {
-    const set = setList(table, columns, (_column, index) => `$${index + 1}`);
-    return `UPDATE ${quote(table.name)} SET ${set} WHERE ${condition.sql} RETURNING *`;
-  });
-  return { statement, values: [...columns.map((column) => changes[column.name]), id, ...condition.values] };
-}
-
-/** The delete of one readable row the `delete` rule allows, answering whether it was readable (always: it was). */
-export function ruledDeleteStatement(table: TableSchema, id: unknown, scopes: Array<Scope | null>, writer: string | null): Built {
-  const condition = byId(table, scopes, writer, 1, table.schemaVersion);
-  const statement = cached(table, `ruled-delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
-  return { statement, values: [id, ...condition.values] };
 }
 
 /** Why a ruled write touched nothing: no such row, a row the caller cannot read (404), or one the rule refused (403). */

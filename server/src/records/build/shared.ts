@@ -4,7 +4,7 @@ import { quote } from '../../db/identifiers.js';
 import type { TableSchema } from '../../db/schema.js';
 import type { Scope } from '../../policies/access.js';
 import { SqlParameters } from '../query/build.js';
-import { scopeShape, scopeSql } from '../query/expression.js';
+import { scopeSql } from '../query/expression.js';
 
 /**
  * How record statements are named and kept: the SQL of each operation is built from the schema cache once per table
@@ -72,7 +72,9 @@ export function byId(
   if (guardVersion !== undefined) parts.push(`${COMMITTED_VERSION} = ${parameters.bind(guardVersion)}`);
   for (const each of scopes) if (each) parts.push(scopeSql(each, quote(table.name), parameters));
   if (writer !== null) parts.push(writerExists(Number(parameters.bind(writer).slice(1))));
-  return { sql: parts.join(' AND '), values: parameters.values, key: `${scopes.map(scopeShape).join('&')}|${writer !== null}|${guardVersion !== undefined}` };
+  const sql = parts.join(' AND ');
+  // The text holds every guard and scope, with placeholders for the values: it is the shape.
+  return { sql, values: parameters.values, key: sql };
 }
 
 /** An access token outlives a deleted account; a write by it must not happen, and this costs no extra round trip. */

@@ -10,14 +10,15 @@ import { byId, cached, COMMITTED_VERSION, INSERTED, writerExists, type Built } f
  * one it was planned with, and while the writer's account exists.
  */
 
-export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null, writer: string | null): Built {
+/** `scope`: the rows the delete may reach (under `rules`: the read rule and the delete rule, both). */
+export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | null | ReadonlyArray<Scope | null>, writer: string | null): Built {
   const condition = byId(table, scope, writer, 1, table.schemaVersion);
   const statement = cached(table, `delete|${condition.key}`, () => `DELETE FROM ${quote(table.name)} WHERE ${condition.sql} RETURNING *`);
   return { statement, values: [id, ...condition.values] };
 }
 
 /** Columns of `values`, in table order (so one body shape is one statement whatever its key order). */
-export function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
+function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
   return table.columnList.filter((column) => values[column.name] !== undefined);
 }
 
@@ -116,7 +117,7 @@ function textOf(value: unknown): string | null {
 }
 
 /** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
-export function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
+function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
   const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
   if (table.hasUpdatedAt) set.push(`${quote('updatedAt')} = now()`);
   // An update that changes nothing still has to touch the row to return it.
@@ -128,7 +129,8 @@ export function updateStatement(
   table: TableSchema,
   id: unknown,
   changes: Record<string, unknown>,
-  scope: Scope | null,
+  /** The rows the update may reach (under `rules`: the read rule and the update rule, both). */
+  scope: Scope | null | ReadonlyArray<Scope | null>,
   writer: string | null,
 ): Built {
   const columns = presentColumns(table, changes).filter((column) => column.name !== ID_COLUMN);

@@ -1,4 +1,4 @@
-import { embedNameOf, MAX_EMBED_ROWS, RESERVED_TABLES } from '@basalt/contract';
+import { embedNameOf, MAX_EMBED_ROWS, RESERVED_TABLES, type ExpressionSchema } from '@basalt/contract';
 import type { ColumnSchema, TableSchema } from '../../db/schema.js';
 import { invalidParameter } from '../../errors.js';
 import type { Caller } from '../../policies/caller.js';
@@ -36,7 +36,8 @@ export interface Selection {
 }
 
 export interface RelationContext {
-  tables: { served(name: string): TableSchema | undefined; servedTables(): TableSchema[] };
+  /** The schema cache: tables, and the schema as expressions resolve names (`filter=`). */
+  tables: { served(name: string): TableSchema | undefined; servedTables(): TableSchema[]; expressions?(): ExpressionSchema };
   caller: Caller;
   surface: Surface;
 }

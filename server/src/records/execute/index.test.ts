@@ -54,7 +54,7 @@ describe('execute', () => {
     await run(bob, { action: 'create', table: 'notes', body: { id: 'b1', body: 'mine' } });
     expect(await run(alice, { action: 'get', table: 'notes', id: 'a1' })).toMatchObject({ row: { id: 'a1' } });
     expect(await refusal(run(alice, { action: 'get', table: 'notes', id: 'b1' }))).toBe(404);
-    const page = await run(alice, { action: 'list', table: 'notes', params: { limit: 0, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' } });
+    const page = await run(alice, { action: 'list', table: 'notes', params: { limit: 0, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null } });
     expect(page).toEqual({ kind: 'page', rows: [], total: 1, next: null });
     expect(await refusal(run(alice, { action: 'delete', table: 'notes', id: 'b1' }))).toBe(404);
     expect(await services.knex('notes').where({ id: 'b1' }).first()).toBeDefined();
@@ -82,7 +82,7 @@ describe('execute', () => {
   it('refuses to answer from a plan whose schema version the database has moved past', async () => {
     const authorized = authorizeRecords(services.cache, 'api', 'notes', alice, 'read');
     await services.knex.raw('UPDATE _basalt_schema SET version = version + 1');
-    const list = planRequest({ action: 'list', table: 'notes', params: { limit: 5, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' } }, authorized, services.records.cursorKey);
+    const list = planRequest({ action: 'list', table: 'notes', params: { limit: 5, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null } }, authorized, services.records.cursorKey);
     await expect(execute(services.records, list)).rejects.toBeInstanceOf(StaleSchemaError);
     const write = authorizeRecords(services.cache, 'api', 'notes', alice, 'write');
     await expect(execute(services.records, planRequest({ action: 'create', table: 'notes', body: { body: 'late' } }, write, services.records.cursorKey))).rejects.toBeInstanceOf(StaleSchemaError);

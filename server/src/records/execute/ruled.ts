@@ -2,8 +2,8 @@ import { ID_COLUMN, type ForbiddenDetails } from '@basalt/contract';
 import type { TableSchema } from '../../db/schema.js';
 import { accountGone, forbidden } from '../../errors.js';
 import type { WriteRules } from '../authorize.js';
-import { insertManyStatement, insertStatement } from '../build/writes.js';
-import { checkedWrite, READABLE, ruledDeleteStatement, ruledUpdateStatement, verdictStatement } from '../build/ruled.js';
+import { deleteStatement, insertManyStatement, insertStatement, updateStatement } from '../build/writes.js';
+import { checkedWrite, READABLE, verdictStatement } from '../build/ruled.js';
 import { missingColumnError, type Plan, type Row } from '../plan.js';
 import { hiddenRows, type Executor, type Outcome } from './outcome.js';
 import { run } from './run.js';
@@ -45,7 +45,7 @@ function answered(rows: Row[]): Row[] {
   });
 }
 
-async function written(executor: Executor, plan: RuledPlan, write: () => Promise<Row[]>, operation: 'create' | 'update', many = false): Promise<Row[]> {
+async function written(plan: RuledPlan, write: () => Promise<Row[]>, operation: 'create' | 'update', many = false): Promise<Row[]> {
   try {
     return await write();
   } catch (error) {
@@ -57,7 +57,7 @@ async function written(executor: Executor, plan: RuledPlan, write: () => Promise
 }
 
 async function create(executor: Executor, plan: RuledPlan, values: Row, rules: WriteRules): Promise<Outcome> {
-  const rows = await written(executor, plan, () => run(executor.pool, checkedWrite(plan.table, insertStatement(plan.table, values, plan.writer), rules.create ?? null, rules.read)), 'create');
+  const rows = await written(plan, () => run(executor.pool, checkedWrite(plan.table, insertStatement(plan.table, values, plan.writer), rules.create ?? null, rules.read)), 'create');
   if (!rows[0]) {
     await unlessStale(executor, plan.table);
     throw accountGone();
@@ -83,7 +83,7 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
     case 'create-many': {
       await checkReferences(pool, plan.references, plan.rows);
       const base = insertManyStatement(table, plan.rows, plan.writer);
-      const rows = await written(executor, plan, () => run(pool, checkedWrite(table, base, rules.create ?? null, rules.read)), 'create', true).catch((error: unknown) => {
+      const rows = await written(plan, () => run(pool, checkedWrite(table, base, rules.create ?? null, rules.read)), 'create', true).catch((error: unknown) => {
         throw withElementIndex(error, plan.rows);
       });
       if (rows.length > 0) return { kind: 'records', rows: answered(rows) };
@@ -92,8 +92,8 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
     }
     case 'update-or-create': {
       await checkReferences(pool, plan.references, [plan.insertValues]);
-      const update = ruledUpdateStatement(table, plan.id, plan.changes, [plan.scope, rules.update ?? null], plan.writer);
-      const rows = await written(executor, plan, () => run(pool, checkedWrite(table, update, rules.updateCheck ?? null, rules.read)), 'update');
+      const update = updateStatement(table, plan.id, plan.changes, [plan.scope, rules.update ?? null], plan.writer);
+      const rows = await written(plan, () => run(pool, checkedWrite(table, update, rules.updateCheck ?? null, rules.read)), 'update');
       if (rows[0]) return { kind: 'record', row: answered(rows)[0]!, created: false };
       const found = await verdict(executor, plan);
       if (found === 'readable') throw refusal(table, 'update');
@@ -103,7 +103,7 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
     }
     case 'delete': {
       const row = (
-        await run(pool, ruledDeleteStatement(table, plan.id, [plan.scope, rules.delete ?? null], plan.writer)).catch((error: unknown) => {
+        await run(pool, deleteStatement(table, plan.id, [plan.scope, rules.delete ?? null], plan.writer)).catch((error: unknown) => {
           throw stillReferenced(executor, error) ?? error;
         })
       )[0];

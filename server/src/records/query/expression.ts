@@ -1,4 +1,4 @@
-import { ID_COLUMN, type ResolvedColumn, type ResolvedExpression, type ResolvedOperand } from '@basalt/contract';
+import { ID_COLUMN, type ResolvedColumn, type ResolvedExpression, type ResolvedOperand, type ResolvedStep } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { ColumnSchema } from '../../db/schema.js';
 import { comparesAsText } from '../values.js';
@@ -31,14 +31,27 @@ const COMPARISONS = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<='
  * The expression about the row `row` (a quoted table name or an alias). The schema adapter (policies/rules.ts) hands
  * the catalog's own column objects to the resolver, so a resolved column is a ColumnSchema.
  */
-export function expressionSql(node: ResolvedExpression, row: string, parameters: SqlParameters, aliases: ExistsAliases = new ExistsAliases()): string {
-  return new Compiler(parameters, aliases).sql(node, [row]);
+export function expressionSql(
+  node: ResolvedExpression,
+  row: string,
+  parameters: SqlParameters,
+  aliases: ExistsAliases = new ExistsAliases(),
+  stepScope?: StepScope,
+): string {
+  return new Compiler(parameters, aliases, stepScope).sql(node, [row]);
 }
+
+/**
+ * The rows a path may reach in each table it steps into: a `filter` reaches only rows the caller may read there (the
+ * reached table's read scope, null for all); a rule reads them whole (no function).
+ */
+export type StepScope = (step: ResolvedStep) => Scope | null;
 
 class Compiler {
   constructor(
     private readonly parameters: SqlParameters,
     private readonly aliases: ExistsAliases,
+    private readonly stepScope?: StepScope,
   ) {}
 
   /** `rows[level]`: the alias of the row at each EXISTS depth, the expression's own row first. */
@@ -60,7 +73,9 @@ class Compiler {
             ? `${alias}.${quote(ID_COLUMN)} = ${parent}.${quote(step.column)}`
             : `${alias}.${quote(step.column)} = ${parent}.${quote(ID_COLUMN)}`;
         const inner = [...rows.slice(0, node.level), alias];
-        return `EXISTS (SELECT 1 FROM ${quote(step.table)} ${alias} WHERE ${join} AND ${this.sql(node.condition, inner)})`;
+        const scope = this.stepScope?.(step);
+        const scoped = scope ? ` AND ${scopeSql(scope, alias, this.parameters, this.aliases)}` : '';
+        return `EXISTS (SELECT 1 FROM ${quote(step.table)} ${alias} WHERE ${join}${scoped} AND ${this.sql(node.condition, inner)})`;
       }
       case 'compare': {
         const timestamp = node.type === 'timestamp';

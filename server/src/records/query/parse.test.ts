@@ -5,7 +5,7 @@ import { parseListParams, parseValueList } from './parse.js';
 
 describe('parseListParams: the query string as sent, no schema', () => {
   it('defaults to 20 rows, no offset, no order, every column, an exact count', () => {
-    expect(parseListParams({})).toEqual({ limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact' });
+    expect(parseListParams({})).toEqual({ limit: 20, offset: null, order: [], filters: [], select: null, embedOptions: {}, after: null, count: 'exact', filter: null });
   });
 
   it('clamps limit to 100 and keeps order terms, select and filters as written', () => {
@@ -23,6 +23,7 @@ describe('parseListParams: the query string as sent, no schema', () => {
       embedOptions: {},
       after: null,
       count: 'none',
+      filter: null,
       filters: [
         { key: 'score', column: 'score', op: 'eq', value: '3' },
         { key: 'title[like]', column: 'title', op: 'like', value: 'a*' },

@@ -11,6 +11,7 @@ import {
   MAX_QUERY_BYTES,
   OPERATORS,
   RESERVED_PARAMETERS,
+  FILTER_PARAMETER,
   type CountMode,
   type IsValue,
   type Operator,
@@ -25,6 +26,8 @@ import { EMBED_OPTION, parseSelectList, type SelectItem } from './select.js';
 
 /** The contract's reserved parameters, for lookups (a column with one of these names is filtered as `<col>[eq]`). */
 const RESERVED = new Set<string>(RESERVED_PARAMETERS);
+/** Reserved words a list refuses (400 naming them) rather than ignores. */
+const NOT_TAKEN_BY_LISTS = ['all', 'dryRun', 'onConflict'] as const satisfies readonly (typeof RESERVED_PARAMETERS)[number][];
 
 export interface OrderParam {
   column: string;
@@ -56,6 +59,10 @@ export interface ListParams {
   embedOptions: Record<string, EmbedOptions>;
   after: string | null;
   count: CountMode;
+  /** `filter=`: an expression, resolved and folded by the plan (records/query/filter.ts); null when not given. */
+  filter: string | null;
+  /** The caller the owner's list is seen as (`?as=`): part of what its cursors are bound to. */
+  viewAs?: string;
 }
 
 export type QueryParams = Record<string, unknown>;
@@ -186,11 +193,16 @@ export function parseListParams(params: QueryParams, queryBytes = 0): ListParams
   if (after !== null && offset !== null) throw invalidParameter('after', 'after cannot be combined with offset: a cursor says where the page starts');
   const count = single(params, 'count') ?? DEFAULT_COUNT_MODE;
   if (!(COUNT_MODES as readonly string[]).includes(count)) throw invalidParameter('count', `count must be one of ${COUNT_MODES.join(', ')}`);
+  for (const key of NOT_TAKEN_BY_LISTS) {
+    if (params[key] !== undefined) throw invalidParameter(key, `${key} is not taken by a list (it is for changes by filter and upserts)`);
+  }
+  const filter = single(params, FILTER_PARAMETER) ?? null;
   const filters: FilterParam[] = [];
   for (const key of Object.keys(params)) {
     if (RESERVED.has(key) || (EMBED_OPTION.test(key) && !key.includes('['))) continue;
-    if (filters.length === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
+    // The expression filter counts as one of them.
+    if (filters.length + (filter === null ? 0 : 1) === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
     filters.push(parseFilter(key, single(params, key)!));
   }
-  return { limit, offset, order, filters, select, embedOptions, after, count: count as CountMode };
+  return { limit, offset, order, filters, select, embedOptions, after, count: count as CountMode, filter };
 }

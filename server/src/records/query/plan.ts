@@ -6,6 +6,7 @@ import { planSelection, type RelationContext, type Selection } from '../embed/pl
 import { decodeCursor, type CursorKey } from './cursor.js';
 import type { FilterParam, ListParams } from './parse.js';
 import { planOrder, type OrderTerm } from './order.js';
+import { FILTER, planFilter, type ExpressionFilter } from './filter.js';
 
 /**
  * The query language's planner: parsed names bound to the table's columns, each operator checked against its column's
@@ -38,6 +39,8 @@ export interface ListQuery {
   count: CountMode;
   /** What a cursor of this query is bound to: its table, order and filters. */
   binding: string;
+  /** `filter=`, folded for the caller, or null. */
+  filter: ExpressionFilter | null;
 }
 
 const RANGE_TYPES: readonly ColumnType[] = ['integer', 'real', 'timestamp', 'text'];
@@ -101,9 +104,11 @@ function planCondition(table: TableSchema, filter: FilterParam): Condition {
   }
 }
 
-/** What a cursor is bound to: the table, the order and the filters as sent. */
-function bindingOf(table: TableSchema, order: OrderTerm[], filters: FilterParam[]): string {
-  const conditions = filters.map((filter) => [filter.key, 'values' in filter ? filter.values : filter.value]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+/** What a cursor is bound to: the table, the order and the filters as sent (`filter=` too). */
+function bindingOf(table: TableSchema, order: OrderTerm[], params: ListParams): string {
+  const conditions = params.filters.map((each) => [each.key, 'values' in each ? each.values : each.value]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  if (params.filter !== null) conditions.push([FILTER, params.filter]);
+  if (params.viewAs !== undefined) conditions.push(['as', params.viewAs]);
   return JSON.stringify([table.name, order.map((term) => `${term.column.name}.${term.direction}`), conditions]);
 }
 
@@ -117,7 +122,8 @@ export function planListQuery(table: TableSchema, params: ListParams, cursorKey:
   const order = planOrder(table, params.order);
   const select = planSelection(table, params.select, params.embedOptions, relations);
   const conditions = planConditions(table, params.filters);
-  const binding = bindingOf(table, order, params.filters);
+  const filter = params.filter === null ? null : planFilter(table, params.filter, relations);
+  const binding = bindingOf(table, order, params);
   return {
     limit: params.limit,
     offset: params.offset ?? 0,
@@ -127,5 +133,6 @@ export function planListQuery(table: TableSchema, params: ListParams, cursorKey:
     position: params.after === null ? null : decodeCursor(cursorKey, binding, params.after, order.length),
     count: params.count,
     binding,
+    filter,
   };
 }
