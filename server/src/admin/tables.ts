@@ -17,6 +17,7 @@ import { notifySchemaChange } from '../db/notifications.js';
 import { conflict, invalidField, notFound, referenceConflict, ruleConflict } from '../errors.js';
 import type { ColumnPlan, PolicyChange } from './definitions.js';
 import { ruleReading, validateRules } from '../policies/rules.js';
+import { provisionalSchema } from './provisional.js';
 import { describeTables } from './describe.js';
 import { dropCountTriggers, forgetCounts, retrack, startTracking } from '../tracking/triggers.js';
 import { createIndex, dropIndex, parseCreateIndex, safeName } from './indexes.js';
@@ -155,6 +156,8 @@ export class TableAdmin {
     if (this.cache.any(name)) throw taken();
     const idTypes = columns.map((column, index) => this.referencedIdType(name, column, `columns.${index}`));
     const ownerColumn = columns.find((column) => column.isOwnerColumn && column.name === 'user_id') ?? columns.find((column) => column.isOwnerColumn);
+    // Rules name the new table's columns (and others'): checked against the table as it will be, before it is made.
+    const checkedRules = policy === 'rules' ? validateRules(rules, name, provisionalSchema(this.cache.servedTables(), name, columns)) : null;
     try {
       await this.change(async (trx) => {
         await trx.schema.createTable(name, (table) => {
@@ -166,8 +169,7 @@ export class TableAdmin {
           for (const column of columns) if (column.isOwnerColumn) table.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
         });
         const owner = ownerColumnOf(ownerColumn ? [ownerColumn.name] : []);
-        // Rules name the new table's columns: set once it exists (below); meanwhile it is private.
-        await this.storePolicy(trx, name, policy === 'rules' ? 'private' : (policy ?? defaultPolicyFor(owner)));
+        await this.storePolicy(trx, name, policy ?? defaultPolicyFor(owner), checkedRules);
         // Captured for realtime and counted from its first row: an empty table's count is complete at once (tables
         // made with psql get the triggers when the cache sees them, tracking/place.ts).
         await startTracking(trx, name, owner);
@@ -176,16 +178,6 @@ export class TableAdmin {
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();
       throw error;
-    }
-    if (policy === 'rules') {
-      await this.cache.reload();
-      try {
-        return await this.setPolicy(name, { policy, rules });
-      } catch (error) {
-        // Rules that do not fit the new table: it is not made at all.
-        await this.change((trx) => trx.schema.dropTable(name).then(() => trx('_policies').where({ table_name: name }).delete()));
-        throw error;
-      }
     }
     return this.describe(name);
   }

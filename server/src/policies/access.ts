@@ -79,8 +79,9 @@ export function expressionCaller(caller: Caller): ExpressionCaller {
  * every row. Exactly `<owner> = @auth.id`: the owner scope. Otherwise the folded condition. A `read` key writes nothing.
  */
 function decideByRule(table: TableSchema, caller: Caller, operation: AccessOperation, wording: RefusalWording, now: Date): AccessDecision {
+  // A preset's `write` asked of a rules table (nothing asks it so today) is its update.
   const member: RuleMember = operation === 'write' ? 'update' : operation;
-  const named = operation === 'updateCheck' ? 'update' : operation === 'write' ? 'update' : operation;
+  const named = member === 'updateCheck' ? 'update' : member;
   const details = { table: table.name, policy: 'rules', operation: named, ...(operation === 'updateCheck' ? { check: true as const } : {}) };
   if (member !== 'read' && isReadOnly(caller)) {
     return { allowed: false, refusal: forbidden(`The API key is read-only: the key may not ${named} ${table.name}`, { ...details, reason: READ_ONLY_KEY_REASON }) };
