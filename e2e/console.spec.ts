@@ -84,7 +84,11 @@ async function createRecord(values: Record<string, string>) {
 }
 
 async function choosePolicy(policy: string) {
-  await page.getByRole('radio', { name: new RegExp(`^${policy}`) }).check();
+  await page.getByRole('radio', { name: new RegExp(`^${policy}`) }).click();
+  // A policy change is confirmed first: no table is published by a stray click.
+  const dialog = page.getByRole('dialog', { name: new RegExp(` to ${policy}\\?$`) });
+  await dialog.getByRole('button', { name: `Apply ${policy}` }).click();
+  await expect(dialog).toBeHidden();
   // The header shows the policy the server answered with, so it changes only once the change is in effect.
   await expect(page.locator('.page-meta .badge').first()).toHaveText(policy);
   await expect(page.getByText('Saved, in effect now')).toBeVisible();
@@ -188,9 +192,13 @@ test('creates tables with several column types, checked as the server checks the
   await expect(list.getByRole('row', { name: /^notes/ })).toContainText('owner-scoped');
 });
 
-test('changes a policy at once, and shows when one cannot apply', async () => {
+test('changes a policy once confirmed, and shows when one cannot apply', async () => {
   await openTable('posts');
   await expect(page.getByText(/Everyone, anon included, reads the whole table/)).toBeVisible();
+  // Cancelled, nothing changes.
+  await page.getByRole('radio', { name: /^public-read/ }).click();
+  await page.getByRole('dialog', { name: 'Set posts to public-read?' }).getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.locator('.page-meta .badge').first()).toHaveText('private');
   await choosePolicy('public-read');
   await expect(page.locator('.page-meta')).toContainText('public-read');
 

@@ -10,10 +10,14 @@ import type {
   Policy,
   Profile,
   ResetLink,
+  RuleCheckAnswer,
+  RuleCheckInput,
+  Rules,
   TableInfo,
   TypesResult,
 } from '@basalt/contract';
 import { segment, type Http } from './http.js';
+import { listParameters } from './queryParameters.js';
 import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './tableClient.js';
 import type { Send } from './transport.js';
@@ -61,6 +65,8 @@ export class AdminClient<DB> {
     get: (name: string): Promise<TableInfo> => this.data('GET', this.tablePath(name)),
     /** Takes effect on the very next request, on every server process. */
     setPolicy: (name: string, policy: Policy): Promise<TableInfo> => this.data('PATCH', this.tablePath(name), { policy }),
+    /** Puts the table under policy `rules`: one expression per operation, an absent one refusing it (docs/api.md). */
+    setRules: (name: string, rules: Rules): Promise<TableInfo> => this.data('PATCH', this.tablePath(name), { policy: 'rules', rules }),
     /** Drops the table and its data; returns the table as it was. */
     drop: (name: string): Promise<TableInfo> => this.data('DELETE', this.tablePath(name)),
   };
@@ -93,16 +99,27 @@ export class AdminClient<DB> {
     resetLink: (id: string): Promise<ResetLink> => this.data('POST', `/admin/users/${segment(id)}/reset-link`),
   };
 
-  /** Every record of a table, whatever its policy, with the query language of `list`: the console's data browser. */
-  records<
+  readonly rules = {
+    /** Whether a caller (a user id, or `'anon'`) may do an operation, on a row or a record, and why: nothing is written. */
+    check: (table: string, input: RuleCheckInput): Promise<RuleCheckAnswer> => this.data('POST', `${this.tablePath(table)}/rules/check`, input),
+  };
+
+  /**
+   * Every record of a table, whatever its policy, with the query language of `list`: the console's data browser.
+   * With `as` (a user id, or `'anon'`), what that caller would get from `from(table).list(...)` instead.
+   */
+  async records<
     T extends TableName<DB>,
     const S extends Selection<RowOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> | undefined = undefined,
     C extends CountMode | undefined = undefined,
   >(
     table: T,
-    query: Omit<TableListQuery<RowOf<DB[T]>>, 'select'> & { select?: S; count?: C } = {},
+    query: Omit<TableListQuery<RowOf<DB[T]>>, 'select'> & { select?: S; count?: C; as?: string } = {},
   ): Promise<ListResult<Selected<RowOf<DB[T]>, S, Relations<DB, RelationshipsOf<DB[T]>>>, C>> {
-    return this.from(table).list(query);
+    const { as, ...list } = query;
+    if (as === undefined) return this.from(table).list(list);
+    const body = await this.send({ method: 'GET', path: `${this.tablePath(table)}/records`, query: { ...listParameters(list), as } });
+    return body as ListResult<Selected<RowOf<DB[T]>, S, Relations<DB, RelationshipsOf<DB[T]>>>, C>;
   }
 
   /** Write any record of a table as the owner: no policy, the owner column is an ordinary column here. */

@@ -17,6 +17,28 @@ export const RULE_MEMBERS = ['read', 'create', 'update', 'updateCheck', 'delete'
 export type RuleMember = (typeof RULE_MEMBERS)[number];
 export type Rules = Partial<Record<RuleMember, string>>;
 
+/** `POST /admin/tables/:name/rules/check`: may this caller (a user id, or `anon`) do this, and why (nothing written). */
+export const RULE_CHECK_OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
+export type RuleCheckOperation = (typeof RULE_CHECK_OPERATIONS)[number];
+export interface RuleCheckInput {
+  as: string;
+  operation: RuleCheckOperation;
+  /** The row (read, update, delete); a missing one answers `allowed: false`, `reason: "no such row"`. */
+  id?: string;
+  /** The record to create, or the changes of an update (checked against `updateCheck` on the row after). */
+  record?: Record<string, unknown>;
+}
+export interface RuleCheckAnswer {
+  allowed: boolean;
+  operation: RuleCheckOperation;
+  /** The rule that decided (a preset's expansion under a preset); null when the operation has none. */
+  rule: string | null;
+  /** Which part decided: the rule false for the caller whatever the row, no such row, not readable, the row's rule. */
+  reason: string;
+}
+/** The caller the owner looks through (`as`): anon, or a user by id. */
+export const AS_ANON = 'anon';
+
 /** Column types a table can be created with; introspected Postgres types are reported as one of these. */
 export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'timestamp', 'json'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];

@@ -12,3 +12,4 @@ export { resolveExpression, checkExpression } from './resolve.js';
 export { dependenciesOf, type ExpressionDependencies } from './dependencies.js';
 export { foldExpression, foldExpressionForDescription, ANON_CALLER, type ExpressionCaller, type DescribedCaller, type FoldedExpression } from './fold.js';
 export { matchesLike } from './evaluate.js';
+export { expressionSchemaOf, type SchemaSourceColumn, type SchemaSourceTable } from './schemaOf.js';

@@ -1,3 +1,4 @@
+import { AS_ANON } from '@basalt/contract';
 import type { AccountService } from '../auth/accounts.js';
 import { ApiError } from '../errors.js';
 import { ANON, type Caller } from '../policies/caller.js';
@@ -9,7 +10,7 @@ import { ANON, type Caller } from '../policies/caller.js';
 export async function viewerOf(accounts: AccountService, as: unknown, where: 'parameter' | 'field'): Promise<Caller> {
   const refuse = (message: string) => new ApiError('VALIDATION_ERROR', message, { [where]: 'as' });
   if (typeof as !== 'string' || as === '') throw refuse('as must be a user id or "anon"');
-  if (as === 'anon') return ANON;
+  if (as === AS_ANON) return ANON;
   const profile = await accounts.profile(as).catch(() => undefined);
   if (!profile) throw refuse(`as: no user ${as}`);
   return { kind: 'user', id: profile.id, role: profile.role, sessionId: null };

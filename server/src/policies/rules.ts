@@ -1,12 +1,11 @@
 import {
   checkExpression,
   dependenciesOf,
-  embedNameOf,
+  expressionSchemaOf,
   hasCallerColumnConjunct,
   presetRules,
   RULE_MEMBERS,
   type Expression,
-  type ExpressionRelation,
   type ExpressionSchema,
   type ResolvedExpression,
   type RuleMember,
@@ -37,40 +36,10 @@ export interface TableRules {
   invalid: Partial<Record<RuleMember, string>>;
 }
 
-/** The relations of a table as embeds name them (records/embed/plan.ts): to-one by column, to-many by table. */
-function relationsOf(table: TableSchema, served: (name: string) => TableSchema | undefined, all: () => Iterable<TableSchema>): ExpressionRelation[] {
-  const relations: ExpressionRelation[] = [];
-  for (const column of table.referenceColumns) {
-    const target = served(column.references!.table);
-    if (target) relations.push({ name: embedNameOf(column.name), kind: 'one', table: target.name, column: column.name });
-  }
-  for (const other of all()) {
-    for (const column of other.referenceColumns) {
-      if (column.references!.table === table.name) relations.push({ name: other.name, kind: 'many', table: other.name, column: column.name });
-    }
-  }
-  return relations;
-}
-
-/** The served tables as the expression language resolves names in them. */
+/** The served tables as the expression language resolves names in them (the contract's rule, shared with the console). */
 export function expressionSchema(tables: ReadonlyMap<string, TableSchema>): ExpressionSchema {
-  const served = (name: string) => {
-    const table = tables.get(name);
-    return table && isServed(table) ? table : undefined;
-  };
-  const all = function* () {
-    for (const table of tables.values()) if (isServed(table)) yield table;
-  };
-  const memo = new Map<string, ReturnType<ExpressionSchema['table']>>();
-  return {
-    table(name) {
-      if (memo.has(name)) return memo.get(name);
-      const table = served(name);
-      const described = table ? { columns: table.columnList, relations: relationsOf(table, served, all) } : undefined;
-      memo.set(name, described);
-      return described;
-    },
-  };
+  const served = [...tables.values()].filter(isServed);
+  return expressionSchemaOf(served.map((table) => ({ name: table.name, columns: table.columnList })));
 }
 
 /** Every member of a stored set compiled against the schema as it is now. */

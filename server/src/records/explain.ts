@@ -1,4 +1,4 @@
-import { ID_COLUMN, type RuleMember } from '@basalt/contract';
+import { ID_COLUMN, RULE_CHECK_OPERATIONS, type RuleCheckAnswer, type RuleCheckInput, type RuleCheckOperation, type RuleMember } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { invalidField } from '../errors.js';
 import { decideAccess } from '../policies/access.js';
@@ -22,22 +22,10 @@ import { generateId } from './values.js';
  * is written.
  */
 
-export const CHECK_OPERATIONS = ['read', 'create', 'update', 'delete'] as const;
-export type CheckOperation = (typeof CHECK_OPERATIONS)[number];
-
-export interface CheckInput {
-  operation: CheckOperation;
-  id?: string;
-  record?: Record<string, unknown>;
-}
-
-export interface CheckAnswer {
-  allowed: boolean;
-  operation: CheckOperation;
-  /** The rule that decides (a preset's expansion under a preset); for `update` with a record, updateCheck's too. */
-  rule: string | null;
-  reason: string;
-}
+type CheckOperation = RuleCheckOperation;
+type CheckInput = Omit<RuleCheckInput, 'as'>;
+/** For `update` with a record, `rule` holds updateCheck's too. */
+export type CheckAnswer = RuleCheckAnswer;
 
 const REFUSED = 'BR403';
 
@@ -105,8 +93,8 @@ export function parseCheckInput(body: Record<string, unknown>): CheckInput & { a
     if (!['as', 'operation', 'id', 'record'].includes(key)) throw invalidField(key, `${key} is not taken: as, operation, id, record`);
   }
   const { operation, id, record } = body;
-  if (typeof operation !== 'string' || !(CHECK_OPERATIONS as readonly string[]).includes(operation)) {
-    throw invalidField('operation', `operation must be one of ${CHECK_OPERATIONS.join(', ')}`);
+  if (typeof operation !== 'string' || !(RULE_CHECK_OPERATIONS as readonly string[]).includes(operation)) {
+    throw invalidField('operation', `operation must be one of ${RULE_CHECK_OPERATIONS.join(', ')}`);
   }
   if (id !== undefined && (typeof id !== 'string' || id === '')) throw invalidField('id', 'id must be a record id (a string)');
   if (record !== undefined && (typeof record !== 'object' || record === null || Array.isArray(record))) throw invalidField('record', 'record must be an object');

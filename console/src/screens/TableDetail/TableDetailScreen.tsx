@@ -15,9 +15,13 @@ import { ColumnsPanel } from './ColumnsPanel';
 import { IndexesPanel } from './IndexesPanel';
 import { PolicyControl } from './PolicyControl';
 import { ReferencedByPanel } from './ReferencedByPanel';
+import { ViewAsPanel } from './rules/ViewAsPanel';
 import './table-detail.css';
 
-/** A table: its records (filtered to one when `recordId` is given, as a reference cell's link does), columns, indexes. */
+/**
+ * A table: its records (filtered to one when `recordId` is given, as a reference cell's link does), its policy and who
+ * sees what under it, indexes, columns.
+ */
 export function TableDetailScreen({ name, recordId }: { name: string; recordId?: string | null }) {
   const table = useTable(name);
   return (
@@ -59,8 +63,9 @@ function TablePage({ info, recordId }: { info: TableInfo; recordId: string | nul
       <RecordsPanel table={info} recordId={recordId ?? undefined} />
       <div className="detail-grid">
         <PolicyControl table={info} />
-        <ColumnsPanel table={info} />
+        <ViewAsPanel table={info} />
         <IndexesPanel table={info} />
+        <ColumnsPanel table={info} />
         <ReferencedByPanel table={info} />
       </div>
     </section>
