@@ -13,6 +13,7 @@ import bcrypt from 'bcryptjs';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { BARE, ITEMS, MY_ITEMS, PAGE, SHARED_ITEMS } from './scenarios.js';
+import { ARTICLES, MEMBERSHIPS, PROJECTS, TASKS, TICKETS } from './ruleScenarios.js';
 
 const env = (name: string) => process.env[name] ?? '';
 // The same pool size as each Basalt process (knex pool max 10), so neither side gets more database concurrency.
@@ -65,6 +66,12 @@ class HttpError extends Error {
 const listSql = (where: string, order = 'id', keys = 'id::text AS k0') =>
   `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${OWN_ITEMS} ${where}) t
    LEFT JOIN LATERAL (SELECT *, ${keys} FROM ${OWN_ITEMS} ${where} ORDER BY ${order} LIMIT $1 OFFSET $2) p ON true`;
+/**
+ * Issue 24's membership rule, by hand: the EXISTS through projects and memberships that Basalt compiles
+ * `project.memberships.user_id = @auth.id` to (same aliases, same nesting), on the row `row`, for the user `$n`.
+ */
+const memberOf = (row: string, user: string) =>
+  `EXISTS (SELECT 1 FROM ${BARE}.${PROJECTS} x1 WHERE x1.id = ${row}.project_id AND EXISTS (SELECT 1 FROM ${BARE}.${MEMBERSHIPS} x2 WHERE x2.project_id = x1.id AND (x2.user_id = ${user})))`;
 /** A timestamp as the API shows it (ISO 8601, UTC, milliseconds), made in SQL for JSON built there. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -93,6 +100,18 @@ const STATEMENTS = {
                                        ORDER BY c."createdAt" DESC, c.id DESC)
                         FROM (SELECT * FROM ${BARE}.comments c WHERE c.post_id = posts.id ORDER BY c."createdAt" DESC, c.id DESC LIMIT 3) c), '[]'::jsonb) AS comments
        FROM ${BARE}.posts posts ORDER BY id LIMIT $1 OFFSET $2) p ON true`,
+  // R8: the member's tasks, newest first, with their total counted under the same rule (Basalt counts too: its
+  // maintained counts serve only a rule that is exactly the owner column).
+  memberTasks: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM ${BARE}.${TASKS} WHERE ${memberOf('tasks', '$3')}) t
+   LEFT JOIN LATERAL (SELECT *, "createdAt"::text AS k0, id::text AS k1 FROM ${BARE}.${TASKS} WHERE ${memberOf('tasks', '$3')}
+                      ORDER BY "createdAt" DESC, id DESC LIMIT $1 OFFSET $2) p ON true`,
+  // R9: a get by id under `user_id = @auth.id or published = true`.
+  article: `SELECT * FROM ${BARE}.${ARTICLES} WHERE id = $1 AND (user_id = $2 OR published = true)`,
+  // W3: the create rule checked inside the insert; nothing written when it does not hold.
+  ticket: `INSERT INTO ${BARE}.${TICKETS} (id, title, project_id)
+           SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM ${BARE}.${PROJECTS} x1 WHERE x1.id = $3
+                                           AND EXISTS (SELECT 1 FROM ${BARE}.${MEMBERSHIPS} x2 WHERE x2.project_id = x1.id AND (x2.user_id = $4)))
+           RETURNING *`,
   insertMany: `INSERT INTO ${OWN_MY_ITEMS} (id, user_id, title, score, done)
                SELECT u.id, $1, u.title, u.score, u.done
                  FROM unnest($2::text[], $3::text[], $4::int[], $5::bool[]) WITH ORDINALITY AS u(id, title, score, done, n)
@@ -259,6 +278,27 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
     const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
     const digest = digestOf(JSON.stringify([SHARED_ITEMS, ['id.asc'], []]));
     return [200, page(await query('sharedList', [limit + 1, 0, userId]), limit, digest, true)];
+  }
+  if (req.method === 'GET' && table === TASKS && id === undefined) {
+    const userId = requireUser(req);
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);
+    if (url.searchParams.get('order') !== 'createdAt.desc' || !Number.isInteger(limit)) throw new HttpError(400, 'query');
+    const digest = digestOf(JSON.stringify([TASKS, ['createdAt.desc', 'id.desc'], []]));
+    return [200, page(await query('memberTasks', [limit + 1, 0, userId]), limit, digest, true)];
+  }
+  if (req.method === 'GET' && table === ARTICLES && id !== undefined) {
+    const userId = requireUser(req);
+    const row = (await query('article', [decodeURIComponent(id), userId]))[0];
+    if (!row) throw new HttpError(404, 'row');
+    return [200, { data: row }];
+  }
+  if (req.method === 'POST' && table === TICKETS && id === undefined) {
+    const userId = requireUser(req);
+    const { title, project_id: projectId } = await readJson(req);
+    if (typeof title !== 'string' || typeof projectId !== 'string') throw new HttpError(400, 'record');
+    const row = (await query('ticket', [randomBytes(16).toString('base64url'), title, projectId, userId]))[0];
+    if (!row) throw new HttpError(403, 'create');
+    return [201, { data: row }];
   }
   if (table === MY_ITEMS && (req.method === 'POST' || req.method === 'PUT')) {
     const userId = requireUser(req);

@@ -5,10 +5,11 @@
  * the public table: about 5,500 deliveries a second). Measures delivery latency from the writer's response to the
  * subscriber's receipt, deliveries lost, and the server's RSS over the run. Writes its section of docs/performance.md.
  * `--smoke`: 20 streams, 2 seconds, checks that every event arrives (part of npm test through bench/smoke.test.ts).
+ * Then RT2 (bench/realtimeRules.ts: streams under an access rule); `--only RT1` or `--only RT2` runs one of them.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,6 +18,8 @@ import jwt from 'jsonwebtoken';
 import { freePort, onServer, provisionDatabase, type ServerProcess, startServer } from './processes.js';
 import { fmt, mark, table } from './format.js';
 import { writeMarkedSection } from './report.js';
+import { listen, percentile } from './streams.js';
+import { rulesRealtimeOptions, runRulesRealtimeBench, type RulesRealtimeOptions } from './realtimeRules.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,36 +47,9 @@ export interface RealtimeOutcome {
   rssPeak: number;
 }
 
-function percentile(sorted: number[], fraction: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]! : NaN;
-}
-
 function rssOf(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** One SSE stream; calls `onRecord(id)` for each insert it receives. */
-function listen(url: string, headers: Record<string, string>, onRecord: (id: string) => void): Promise<http.ClientRequest> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (response) => {
-      if (response.statusCode !== 200) return reject(new Error(`stream ${url} answered ${response.statusCode}`));
-      let buffer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const id = /"record":\{"id":"([^"]+)"/.exec(block)?.[1];
-          if (id && block.includes('event: insert')) onRecord(id);
-        }
-      });
-      resolve(request);
-    });
-    request.on('error', reject);
-  });
 }
 
 export async function runRealtimeBench(options: RealtimeOptions): Promise<RealtimeOutcome> {
@@ -232,8 +208,16 @@ const END = '<!-- rt1:end -->';
 
 const writeSection = (file: string, text: string) => writeMarkedSection(file, { begin: BEGIN, end: END }, text, { heading: '## Realtime' });
 
+const ARGS = {
+  smoke: { type: 'boolean', default: false },
+  duration: { type: 'string' },
+  out: { type: 'string' },
+  'database-url': { type: 'string' },
+  only: { type: 'string' },
+} as const;
+
 export function parseRealtimeOptions(argv: string[]): RealtimeOptions {
-  const { values } = parseArgs({ args: argv, options: { smoke: { type: 'boolean', default: false }, duration: { type: 'string' }, out: { type: 'string' }, 'database-url': { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: ARGS });
   const smoke = values.smoke;
   return {
     smoke,
@@ -247,13 +231,33 @@ export function parseRealtimeOptions(argv: string[]): RealtimeOptions {
   };
 }
 
+/** RT2's options from the same command line (`--smoke`, `--duration`, `--out`, `--database-url`). */
+export function parseRulesRealtimeOptions(argv: string[]): RulesRealtimeOptions {
+  const { values } = parseArgs({ args: argv, options: ARGS });
+  return rulesRealtimeOptions(values.smoke, values.duration === undefined ? undefined : Number(values.duration), values.out, values['database-url']);
+}
+
+/** `npm run bench:realtime [-- --only RT1|RT2]`: RT1, then RT2, each on its own database and server. */
+async function main(argv: string[]): Promise<boolean> {
+  const only = parseArgs({ args: argv, options: ARGS }).values.only;
+  if (only !== undefined && only !== 'RT1' && only !== 'RT2') throw new Error('--only takes RT1 or RT2');
+  let ok = true;
+  for (const [name, run] of [
+    ['RT1', () => runRealtimeBench(parseRealtimeOptions(argv))],
+    ['RT2', () => runRulesRealtimeBench(parseRulesRealtimeOptions(argv))],
+  ] as const) {
+    if (only !== undefined && only !== name) continue;
+    const outcome = await run();
+    if (outcome.problems.length) console.error(`${name}:\n${outcome.problems.join('\n')}`);
+    ok &&= outcome.ok;
+  }
+  return ok;
+}
+
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (invokedDirectly) {
-  runRealtimeBench(parseRealtimeOptions(process.argv.slice(2))).then(
-    (outcome) => {
-      if (outcome.problems.length) console.error(outcome.problems.join('\n'));
-      process.exit(outcome.ok ? 0 : 1);
-    },
+  main(process.argv.slice(2)).then(
+    (ok) => process.exit(ok ? 0 : 1),
     (error: unknown) => {
       console.error(error instanceof Error ? error.stack : error);
       process.exit(1);

@@ -4,6 +4,7 @@ import { fmt, table } from './format.js';
 import { BULK_ROWS, DEEP_OFFSET, GROWTH_MY_ROWS } from './queryScenarios.js';
 import { BASALTS, CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
 import { ABUSE, A2_ATTEMPTS, A2_CONNECTIONS } from './abuse.js';
+import { ARTICLE_READ, MEMBER_RULE, RULED } from './ruleScenarios.js';
 import { checkTargets, targetsTable } from './targets.js';
 
 export { CONCURRENT, SERVERS, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './stats.js';
@@ -124,7 +125,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
 export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const checks = checkTargets(records, meta.bcryptCompareMs);
   const invalid = records.filter((r) => r.problems.length > 0);
-  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'W1', 'W2', 'B1', 'A1', 'M1', CONCURRENT];
+  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'R8', 'R9', 'W1', 'W2', 'W3', 'B1', 'A1', 'M1', CONCURRENT];
   const verdict = (server: ServerName) => {
     const mine = checks.filter((c) => c.server === server);
     const failed = mine.filter((c) => !c.pass).map((c) => `${c.scenario} ${c.target}`);
@@ -145,7 +146,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6, 11, 12, 13, 16 and 22)',
+    '### Targets (issues 6, 11, 12, 13, 16, 22 and 24)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -207,6 +208,14 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '- R10 `GET /api/shared_items?limit=20` as the member, who owns 5 rows in 8 of that owner-scoped table (made by the admin',
     '  API: owner index on (user_id, id)): 1,000 of 1,600 analysed rows in the main part, 500,000 of 800,000 loaded by SQL',
     '  and never analysed (autovacuum off on it) in the growth part. Its target compares the two sizes, as the growth table does.',
+    `- Access rules (issue 24), as the member, on tables made by the admin API (${RULED.projects.toLocaleString('en-US')} projects read by their members,`,
+    `  ${(RULED.users * RULED.projectsPerUser).toLocaleString('en-US')} memberships \`private\`, the member in ${RULED.projectsPerUser} projects; indexes memberships (project_id, user_id), tasks and tickets`,
+    '  (project_id, createdAt)): R8 `GET /api/tasks?limit=20&order=createdAt.desc` with its exact total, ' + RULED.tasks.toLocaleString('en-US') + ' tasks (' + (RULED.tasks / RULED.projects) + ' per project)',
+    `  under read \`${MEMBER_RULE}\` (an EXISTS through projects and memberships); R9 \`GET /api/articles/:id\``,
+    `  (a random one of the readable 3 in 4 of ${RULED.articles.toLocaleString('en-US')}) under read \`${ARTICLE_READ}\`; W3 \`POST /api/tickets\` in one of the member's`,
+    `  projects under create \`${MEMBER_RULE}\`. The baseline runs the same SQL by hand: R8 the same EXISTS in its page and`,
+    '  its count(*), R9 the same WHERE, W3 `INSERT ... SELECT ... WHERE EXISTS (...)` (one statement; Basalt also checks that',
+    "  the project named is readable, a statement of its own). Before the load each server must refuse a request the rule refuses.",
     '- The baseline reads and writes its own copies of these tables (schema `bare`, same columns, keys and indexes, rows',
     '  copied), with none of Basalt\'s triggers: what a hand-written backend would have (issue 22).',
     '- Every list answer carries `next` (Basalt reads one row past the page and its order keys as text); the baseline',

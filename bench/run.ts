@@ -15,6 +15,7 @@ import { buildServer, freePort, provisionDatabase, startServer, type BenchDataba
 import { runLoad } from './load.js';
 import { R1, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
 import { findDeepPage, GROWTH_MY_ROWS, GROWTH_SCENARIOS, MAIN_SCENARIOS } from './queryScenarios.js';
+import { R8 } from './ruleScenarios.js';
 import { createProject, seedItems, seedMyItems, seedShared, SHARED_GROWTH_ROWS } from './seed.js';
 import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
 import { parseOptions, type BenchOptions } from './options.js';
@@ -51,7 +52,13 @@ async function verify(bench: Bench, scenarios: Scenario[]): Promise<void> {
       for (let i = 0; i < 3; i++) {
         const request = scenario.next(bench.project);
         const { status, body } = await send(bench.servers[name].url, request);
-        const problem = scenario.check(bench.project, request, status, body);
+        // A scenario under an access rule also sends one request the rule refuses: every server must refuse it.
+        const refusal = scenario.refused?.next(bench.project);
+        const refused = refusal ? await send(bench.servers[name].url, refusal) : null;
+        const wrongly = refused ? scenario.refused!.check(refused.status, refused.body) : null;
+        const problem =
+          scenario.check(bench.project, request, status, body) ??
+          (wrongly ? `the request its rule refuses (${refusal!.method} ${refusal!.path} ${refusal!.body ?? ''}): ${wrongly} ${JSON.stringify(refused!.body).slice(0, 200)}` : null);
         if (problem) {
           const detail = `${scenario.name} on ${name}: ${request.method} ${request.path} -> ${problem} ${JSON.stringify(body).slice(0, 300)}`;
           bench.failedChecks.set(key, detail);
@@ -63,9 +70,11 @@ async function verify(bench: Bench, scenarios: Scenario[]): Promise<void> {
     }
   }
   // Both answer the same first page: the baseline runs the same query as Basalt, not an easier one.
-  const pages = await Promise.all(SERVERS.map(async (name) => (await send(bench.servers[name].url, R1.next(bench.project))).body as { data?: Array<{ id: unknown }> }));
-  const ids = pages.map((page) => JSON.stringify(page.data?.map((row) => row.id)));
-  if (new Set(ids).size !== 1) bench.problems.push(`R1 pages differ between servers: ${ids.join(' / ')}`);
+  for (const scenario of [R1, R8].filter((s) => scenarios.includes(s))) {
+    const pages = await Promise.all(SERVERS.map(async (name) => (await send(bench.servers[name].url, scenario.next(bench.project))).body as { data?: Array<{ id: unknown }> }));
+    const ids = pages.map((page) => JSON.stringify(page.data?.map((row) => row.id)));
+    if (new Set(ids).size !== 1) bench.problems.push(`${scenario.name} pages differ between servers: ${ids.join(' / ')}`);
+  }
 }
 
 async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: string, started: ServerProcess[]): Promise<{ project: BenchProject; servers: Record<ServerName, ServerProcess> }> {

@@ -43,6 +43,8 @@ export interface BenchProject {
   ownerToken: string;
   /** R5: the cursor of the row before the deep page, and that page's first id (the offset page starts there too). */
   deep: { cursor: string; firstId: string } | null;
+  /** R8, W3 (issue 24): the member's projects (W3 writes in them) and the tasks R8's rule lets the member read. */
+  ruled: { memberProjects: string[]; tasksMine: number };
 }
 
 export interface HttpRequest {
@@ -52,7 +54,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R10' | 'W1' | 'W2' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'R9' | 'R10' | 'W1' | 'W2' | 'W3' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
 
 export interface Scenario {
   name: ScenarioName;
@@ -61,6 +63,8 @@ export interface Scenario {
   next(project: BenchProject): HttpRequest;
   /** Run this many times the usual duration when measured alone. */
   durationFactor?: number;
+  /** A request every server must refuse, and why its answer is not that refusal: the baseline enforces the rule too. */
+  refused?: { next(project: BenchProject): HttpRequest; check(status: number, body: unknown): string | null };
   /** Why a response is wrong, or null when it has the status and shape the contract promises. */
   check(project: BenchProject, request: HttpRequest, status: number, body: unknown): string | null;
 }

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { BARE, ITEM_PREFIX, ITEMS, MY_ITEM_PREFIX, MY_ITEMS, SHARED_ITEMS, R3_SCORE, SCORE_RANGE, type BenchProject } from './scenarios.js';
 import { onServer } from './processes.js';
 import { COMMENTS_PER_POST, POSTS, r4Range, SEED_EPOCH } from './queryScenarios.js';
+import { ARTICLE_PREFIX, ARTICLE_READ, ARTICLES, MEMBER_RULE, MEMBERSHIPS, memberProjectIds, PROJECT_PREFIX, PROJECT_STRIDE, PROJECTS, RULED, TASK_PREFIX, TASKS, TICKETS } from './ruleScenarios.js';
 
 const PASSWORD = 'bench-password-1';
 /** W2 updates random rows among these; W1 adds rows beside them. */
@@ -50,6 +51,7 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
     sharedMine: 0,
     ownerToken,
     deep: null,
+    ruled: { memberProjects: memberProjectIds(), tasksMine: 0 },
   };
   await createRelations(basaltUrl, ownerToken);
   await onServer(databaseUrl, async (client) => {
@@ -60,6 +62,7 @@ export async function createProject(basaltUrl: string, databaseUrl: string, rows
   });
   await seedItems(databaseUrl, project, rows);
   await seedShared(basaltUrl, databaseUrl, project, SHARED_MAIN_ROWS, { analyze: true });
+  await seedRuled(basaltUrl, databaseUrl, project);
   return project;
 }
 
@@ -217,5 +220,96 @@ export async function seedMyItems(databaseUrl: string, project: BenchProject, ro
     await copyToBare(client, MY_ITEMS);
     const counted = await client.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${MY_ITEMS} WHERE user_id = $1`, [project.member.id]);
     project.myTotal = counted.rows[0]!.total;
+  });
+}
+
+/**
+ * Issue 24's tables, made through the admin API as a developer would (so they have Basalt's triggers, owner and
+ * reference indexes): projects (read by their members), memberships (`private`: rules read it whole) and tasks
+ * under the membership path rule, with the indexes a developer would add for these rules and this order:
+ * memberships (project_id, user_id) and tasks (project_id, createdAt). Shared by the bench and RT2 (realtime).
+ */
+export async function createMembershipTables(baseUrl: string, ownerToken: string, tasks: string[] = [TASKS]): Promise<void> {
+  const text = (name: string) => ({ name, type: 'text' });
+  const project = { ...text('project_id'), references: { table: PROJECTS, onDelete: 'cascade' } };
+  const owner = "@auth.role = 'owner'";
+  await call(baseUrl, 'POST', '/admin/tables', { name: PROJECTS, policy: 'private', columns: [text('name')] }, ownerToken);
+  await call(baseUrl, 'POST', '/admin/tables', { name: MEMBERSHIPS, policy: 'private', columns: [text('user_id'), text('role'), project] }, ownerToken);
+  // A member may read (and so reference) the projects they are in; the rule needs memberships to exist first.
+  await call(baseUrl, 'PATCH', `/admin/tables/${PROJECTS}`, { policy: 'rules', rules: { read: 'memberships.user_id = @auth.id', create: owner, update: owner, delete: owner } }, ownerToken);
+  await call(baseUrl, 'POST', `/admin/tables/${MEMBERSHIPS}/indexes`, { columns: ['project_id', 'user_id'] }, ownerToken);
+  const rules = { read: MEMBER_RULE, create: MEMBER_RULE, update: MEMBER_RULE, delete: MEMBER_RULE };
+  for (const name of tasks) {
+    await call(baseUrl, 'POST', '/admin/tables', { name, policy: 'rules', rules, columns: [text('title'), project] }, ownerToken);
+    await call(baseUrl, 'POST', `/admin/tables/${name}/indexes`, { columns: ['project_id', 'createdAt'] }, ownerToken);
+  }
+}
+
+/**
+ * R8, R9 and W3's tables and rows (issue 24): 999 more users (SQL: sign-ups would be bcrypt for minutes), 1,000
+ * projects, 10,000 memberships, 100,000 tasks (R8), an empty tickets table (W3 writes there, so R8's page and total
+ * stay as seeded) and 10,000 articles (R9). Rows by SQL into the tables the API made; the baseline gets copies in
+ * `bare` with the same columns, keys, references and indexes, and no trigger.
+ */
+export async function seedRuled(basaltUrl: string, databaseUrl: string, project: BenchProject): Promise<void> {
+  await createMembershipTables(basaltUrl, project.ownerToken, [TASKS, TICKETS]);
+  const mine = 'user_id = @auth.id';
+  await call(
+    basaltUrl,
+    'POST',
+    '/admin/tables',
+    {
+      name: ARTICLES,
+      policy: 'rules',
+      rules: { read: ARTICLE_READ, create: mine, update: mine, delete: mine },
+      columns: [{ name: 'user_id', type: 'text' }, { name: 'title', type: 'text' }, { name: 'published', type: 'boolean', nullable: false, default: false }],
+    },
+    project.ownerToken,
+  );
+  await onServer(databaseUrl, async (client) => {
+    const stamp = (i: string) => `to_timestamp(${SEED_EPOCH / 1000}) + ${i} * interval '1 second'`;
+    // User 0 is the bench member; users 1..999 exist only to be members of projects and authors of articles.
+    const userOf = (u: string) => `CASE WHEN ${u} = 0 THEN $1 ELSE 'bench-user-' || ${u} END`;
+    await client.query(
+      `INSERT INTO users (id, email, password_hash, role) SELECT 'bench-user-' || u, 'user' || u || '@bench.test', 'x', 'member' FROM generate_series(1, ${RULED.users - 1}) AS u`,
+    );
+    await client.query(`INSERT INTO ${PROJECTS} (id, name) SELECT substr(md5('${PROJECT_PREFIX}-' || p), 1, 22), 'Project ' || p FROM generate_series(0, ${RULED.projects - 1}) AS p`);
+    await client.query(
+      `INSERT INTO ${MEMBERSHIPS} (id, user_id, role, project_id)
+       SELECT substr(md5('membership-' || u || '-' || j), 1, 22), ${userOf('u')}, 'member',
+              substr(md5('${PROJECT_PREFIX}-' || ((u + j * ${PROJECT_STRIDE}) % ${RULED.projects})), 1, 22)
+         FROM generate_series(0, ${RULED.users - 1}) AS u, generate_series(0, ${RULED.projectsPerUser - 1}) AS j`,
+      [project.member.id],
+    );
+    // Task i belongs to project i mod 1,000 and was created i seconds after SEED_EPOCH: the member's are every 100th.
+    await client.query(
+      `INSERT INTO ${TASKS} (id, title, project_id, "createdAt", "updatedAt")
+       SELECT substr(md5('${TASK_PREFIX}-' || i), 1, 22), 'Task ' || i, substr(md5('${PROJECT_PREFIX}-' || (i % ${RULED.projects})), 1, 22), ${stamp('i')}, ${stamp('i')}
+         FROM generate_series(1, ${RULED.tasks}) AS i`,
+    );
+    // readableArticle() (ruleScenarios.ts): n % 4 = 0 or 1 the member's (1: published), 2 published by another, 3 not.
+    await client.query(
+      `INSERT INTO ${ARTICLES} (id, user_id, title, published, "createdAt", "updatedAt")
+       SELECT substr(md5('${ARTICLE_PREFIX}-' || n), 1, 22), CASE WHEN n % 4 < 2 THEN $1 ELSE 'bench-user-' || (1 + n % ${RULED.users - 1}) END,
+              'Article ' || n, n % 4 IN (1, 2), ${stamp('n')}, ${stamp('n')}
+         FROM generate_series(1, ${RULED.articles}) AS n`,
+      [project.member.id],
+    );
+    const tables = [PROJECTS, MEMBERSHIPS, TASKS, TICKETS, ARTICLES];
+    await client.query(`VACUUM ANALYZE ${tables.join(', ')}`);
+    for (const table of tables) await client.query(`CREATE TABLE ${BARE}.${table} (LIKE public.${table} INCLUDING ALL)`);
+    // The same references as Basalt's (theirs are made by the admin API), on the baseline's own tables.
+    await client.query(`ALTER TABLE ${BARE}.${MEMBERSHIPS} ADD FOREIGN KEY (user_id) REFERENCES public.users (id) ON DELETE CASCADE`);
+    await client.query(`ALTER TABLE ${BARE}.${ARTICLES} ADD FOREIGN KEY (user_id) REFERENCES public.users (id) ON DELETE CASCADE`);
+    for (const table of [MEMBERSHIPS, TASKS, TICKETS]) {
+      await client.query(`ALTER TABLE ${BARE}.${table} ADD FOREIGN KEY (project_id) REFERENCES ${BARE}.${PROJECTS} (id) ON DELETE CASCADE`);
+    }
+    for (const table of tables) await client.query(`INSERT INTO ${BARE}.${table} SELECT * FROM public.${table}`);
+    await client.query(`VACUUM ANALYZE ${tables.map((table) => `${BARE}.${table}`).join(', ')}`);
+    const counted = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${TASKS} t WHERE EXISTS (SELECT 1 FROM ${MEMBERSHIPS} m WHERE m.project_id = t.project_id AND m.user_id = $1)`,
+      [project.member.id],
+    );
+    project.ruled.tasksMine = counted.rows[0]!.n;
   });
 }
