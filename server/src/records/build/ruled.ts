@@ -25,6 +25,13 @@ function readableSql(read: Scope | null | 'none', row: string, parameters: SqlPa
   return read ? `(${scopeSql(read, row, parameters)}) IS TRUE` : 'TRUE';
 }
 
+/** Whether two scopes are one condition (the same SQL and values): its verdict is then computed once. */
+function sameScope(a: Scope | null | 'none', b: Scope | null): boolean {
+  if (a === null || b === null || a === 'none') return a === b;
+  const [left, right] = [new SqlParameters(), new SqlParameters()];
+  return scopeSql(a, 'i', left) === scopeSql(b, 'i', right) && JSON.stringify(left.values) === JSON.stringify(right.values);
+}
+
 /**
  * A write (`base`, ending in `RETURNING *`) whose written rows must satisfy `check` (null: none), refused as a whole
  * at the first row that does not (its 1-based position in the write's order is the refusal's message).
@@ -32,7 +39,8 @@ function readableSql(read: Scope | null | 'none', row: string, parameters: SqlPa
 export function checkedWrite(table: TableSchema, base: Built, check: Scope | null, read: Scope | null | 'none'): Built {
   const parameters = new SqlParameters(base.values.length + 1);
   const allowed = check ? `(${scopeSql(check, 'i', parameters)}) IS TRUE` : 'TRUE';
-  const readable = readableSql(read, 'c', parameters);
+  // A read rule that is the check itself (the usual `create` = `read`) is not evaluated twice.
+  const readable = sameScope(read, check) ? OK : readableSql(read, 'c', parameters);
   const text =
     `WITH __basalt_w AS (${base.statement.text}), ` +
     `__basalt_c AS (SELECT i.*, ${allowed} AS ${OK}, row_number() OVER () AS ${POSITION} FROM __basalt_w i) ` +
