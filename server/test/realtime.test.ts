@@ -255,6 +255,7 @@ describe('parameters and limits', () => {
     const carol = await signUp(a);
     const open: TestStream[] = [];
     for (let count = 0; count < 10; count++) open.push(await openStream(`${b.url}/realtime/todos`, carol.auth));
+    expect(open.map((one) => one.status)).toEqual(Array.from({ length: 10 }, () => 200));
     const refused = await stream(b, '/realtime/todos', carol.auth);
     expect(refused.status).toBe(429);
     expect(errorOf({ body: refused.body } as never).code).toBe('RATE_LIMITED');

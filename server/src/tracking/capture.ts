@@ -23,7 +23,8 @@ import { captureTriggers, switchCapture } from './triggers.js';
  *   resume from an earlier event is answered with `reset` (realtime/hub.ts).
  */
 
-const SWITCH_ATTEMPTS = 3;
+/** A busy table (each try waits up to LOCK_TIMEOUT) or a schema row other DDL holds is tried again, pausing 50 ms, 100 ms, ... */
+const SWITCH_ATTEMPTS = 6;
 const EXPIRE_EVERY_MS = 60_000;
 
 export class CaptureSwitch {
