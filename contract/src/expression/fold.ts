@@ -53,6 +53,24 @@ export function foldExpression(expression: ResolvedExpression, caller: Expressio
 }
 
 /**
+ * Folds for the signed-in subscribers of a stream (server/src/realtime): every value known but `@auth.id`, which stays a
+ * variable known to be non-null. Subscribers whose callers differ only in their id share the result, and a comparison
+ * `column = @auth.id` left in it can be turned around to "which ids does this row let read" (one query per batch,
+ * whatever the number of subscribers). For a caller with a non-null id it means what foldExpression means.
+ */
+export function foldExpressionLeavingId(expression: ResolvedExpression, caller: ExpressionCaller, now: Date): FoldedExpression {
+  return foldWith(expression, {
+    '@auth.id': UNKNOWN,
+    '@auth.role': known(caller.role),
+    '@auth.email': known(caller.email),
+    '@auth.key': known(caller.key),
+    '@auth.verified': known(caller.verified),
+    '@auth.aal': known(caller.aal),
+    '@now': known(now),
+  });
+}
+
+/**
  * Folds for the API description: anon's values are known (not the clock); for a signed-in caller only role and key,
  * the rest unknown but non-null. The description lists an operation unless this folds to false (or null, the same
  * 403).

@@ -1,4 +1,4 @@
-import { foldExpression, foldExpressionForDescription, READ_ONLY_KEY_REASON, type DescribedCaller, RULE_INVALID_REASON, type ExpressionCaller, type ResolvedExpression, type RuleMember } from '@basalt/contract';
+import { foldExpression, foldExpressionForDescription, foldExpressionLeavingId, READ_ONLY_KEY_REASON, type DescribedCaller, RULE_INVALID_REASON, type ExpressionCaller, type ResolvedExpression, type RuleMember } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { forbidden, type ApiError } from '../errors.js';
 import { authorize, type Operation, type Refusal } from './authorize.js';
@@ -109,6 +109,19 @@ function ownerScopeOf(table: TableSchema, condition: ResolvedExpression, caller:
   return { kind: 'owner', ownerColumn: table.ownerColumn, userId: caller.id };
 }
 
+/**
+ * The read rule of a `rules` table folded for a signed-in caller with `@auth.id` left a variable (contract's
+ * foldExpressionLeavingId): what streams share between subscribers who differ only in their id. Null where there is
+ * nothing to share (not a rules table, anon, an invalid rule, or a rule that folds to a constant).
+ */
+export function readRuleLeavingId(table: TableSchema, caller: Caller, now: Date): ResolvedExpression | null {
+  if (table.effectivePolicy !== 'rules' || caller.kind !== 'user' || table.rules?.invalid.read !== undefined) return null;
+  const rule = table.rules?.compiled.read;
+  if (!rule) return null;
+  const folded = foldExpressionLeavingId(rule.resolved, expressionCaller(caller), now);
+  return folded.kind === 'condition' ? folded.condition : null;
+}
+
 /** The decision, or its 403 thrown. */
 export function requireAccess(
   table: TableSchema,
@@ -116,8 +129,9 @@ export function requireAccess(
   operation: AccessOperation,
   surface: Surface,
   wording?: RefusalWording,
+  now?: Date,
 ): { scope: Scope | null; forcedOwner: string | null } {
-  const decision = decideAccess(table, caller, operation, surface, wording);
+  const decision = decideAccess(table, caller, operation, surface, wording, now);
   if (!decision.allowed) throw decision.refusal;
   return decision;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { quote } from '../db/identifiers.js';
-import { conditionSql, ExistsAliases, expressionSql, scopeSql, SqlParameters, type Condition, type ExpressionFilter } from '../records/index.js';
+import type { ResolvedExpression } from '@basalt/contract';
+import { conditionSql, ExistsAliases, expressionSql, idsSql, scopeSql, SqlParameters, type Condition, type ExpressionFilter } from '../records/index.js';
 import type { Scope } from '../policies/access.js';
 import type { Change } from './log.js';
 
@@ -17,6 +18,11 @@ export interface FilterSet {
   rule?: Scope;
   /** `filter=`, folded for the subscriber when the stream opened. */
   expression?: ExpressionFilter;
+  /**
+   * A read rule with `@auth.id` left in it (policies/access.ts, readRuleLeavingId), shared by the subscribers whose
+   * callers differ only in their id: its verdict is, per change, which of `among` (their ids) may read the row.
+   */
+  ids?: { condition: ResolvedExpression; among: Set<string> };
   /** Subscribers with the same filters (or the same folded rule and values) share one verdict. */
   key: string;
 }
@@ -26,6 +32,16 @@ export function ruleFilterOf(rule: Scope): FilterSet {
   const parameters = new SqlParameters();
   const sql = scopeSql(rule, 'r', parameters);
   return { conditions: [], rule, key: JSON.stringify(['rule', sql, parameters.values]) };
+}
+
+/**
+ * A rule with `@auth.id` left in it as a filter set of the ids it lets read (empty until subscribers join), or null
+ * when it cannot be turned around (records/query/expression.ts, idsSql): then each subscriber's folded rule counts.
+ */
+export function idsFilterOf(condition: ResolvedExpression): FilterSet | null {
+  const parameters = new SqlParameters();
+  const sql = idsSql(condition, 'r', parameters);
+  return sql === null ? null : { conditions: [], ids: { condition, among: new Set() }, key: JSON.stringify(['ids', sql, parameters.values]) };
 }
 
 /** A filter set's key: its SQL shape and its values (two sets with one key match the same rows). */
@@ -45,6 +61,8 @@ export interface Converted {
   rows: Array<Record<string, unknown> | null>;
   /** Per filter key: per change, whether the row matches. */
   matches: Map<string, boolean[]>;
+  /** Per key of an `ids` filter set: per change, the ids among its subscribers' that may read the row. */
+  readers: Map<string, Array<readonly string[]>>;
   /** Positions of the changes whose rows could not be read back into the table's types (see changeRowsIsolated). */
   undeliverable: number[];
   /** Why, when some were (the database's message: for the log, never for a client). */
@@ -56,10 +74,16 @@ const FLAG = '__basalt_f';
 export async function changeRows(pool: pg.Pool, table: string, changes: readonly Change[], filters: readonly FilterSet[]): Promise<Converted> {
   const withRecord = changes.map((change, index) => ({ change, index })).filter(({ change }) => change.record !== null);
   const rows: Converted['rows'] = changes.map(() => null);
-  const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
-  if (withRecord.length === 0) return { rows, matches, undeliverable: [] };
+  const { matches, readers } = emptyVerdicts(filters, changes.length);
+  if (withRecord.length === 0) return { rows, matches, readers, undeliverable: [] };
   const parameters = new SqlParameters(2);
+  const aliases = new ExistsAliases();
   const flags = filters.map((filter, k) => {
+    if (filter.ids) {
+      const ids = idsSql(filter.ids.condition, 'r', parameters, aliases)!;
+      const among = parameters.bind([...filter.ids.among], 'text[]');
+      return `ARRAY(SELECT DISTINCT __basalt_i.v FROM (${ids}) __basalt_i WHERE __basalt_i.v = ANY(${among})) AS ${quote(`${FLAG}${k}`)}`;
+    }
     const parts = filter.conditions.map((condition) => conditionSql(condition, parameters).sql);
     if (filter.rule) parts.push(scopeSql(filter.rule, 'r', parameters));
     if (filter.expression) parts.push(filterSql(filter.expression, parameters));
@@ -75,12 +99,21 @@ export async function changeRows(pool: pg.Pool, table: string, changes: readonly
   result.rows.forEach((row, position) => {
     const index = withRecord[position]!.index;
     filters.forEach((filter, k) => {
-      matches.get(filter.key)![index] = row[`${FLAG}${k}`] === true;
+      const flag = row[`${FLAG}${k}`];
+      if (filter.ids) readers.get(filter.key)![index] = flag as string[];
+      else matches.get(filter.key)![index] = flag === true;
       delete row[`${FLAG}${k}`];
     });
     rows[index] = row;
   });
-  return { rows, matches, undeliverable: [] };
+  return { rows, matches, readers, undeliverable: [] };
+}
+
+function emptyVerdicts(filters: readonly FilterSet[], count: number): Pick<Converted, 'matches' | 'readers'> {
+  return {
+    matches: new Map(filters.filter((filter) => !filter.ids).map((filter) => [filter.key, Array.from({ length: count }, () => false)])),
+    readers: new Map(filters.filter((filter) => filter.ids).map((filter) => [filter.key, Array.from({ length: count }, () => [])])),
+  };
 }
 
 /**
@@ -96,7 +129,7 @@ export async function changeRowsIsolated(pool: pg.Pool, table: string, changes: 
     if (!isDataError(error)) throw error;
   }
   const rows: Converted['rows'] = changes.map(() => null);
-  const matches = new Map(filters.map((filter) => [filter.key, changes.map(() => false)]));
+  const { matches, readers } = emptyVerdicts(filters, changes.length);
   const undeliverable: number[] = [];
   let reason: string | undefined;
   for (const [position, change] of changes.entries()) {
@@ -104,13 +137,14 @@ export async function changeRowsIsolated(pool: pg.Pool, table: string, changes: 
       const one = await changeRows(pool, table, [change], filters);
       rows[position] = one.rows[0] ?? null;
       for (const [key, verdicts] of one.matches) matches.get(key)![position] = verdicts[0]!;
+      for (const [key, ids] of one.readers) readers.get(key)![position] = ids[0]!;
     } catch (error) {
       if (!isDataError(error)) throw error;
       undeliverable.push(position);
       reason ??= (error as Error).message;
     }
   }
-  return { rows, matches, undeliverable, ...(reason ? { reason } : {}) };
+  return { rows, matches, readers, undeliverable, ...(reason ? { reason } : {}) };
 }
 
 /**

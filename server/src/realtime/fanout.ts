@@ -2,8 +2,8 @@ import type pg from 'pg';
 import type { SchemaCache } from '../db/schemaCache.js';
 import type { TableSchema } from '../db/schema.js';
 import { ApiError, notFound } from '../errors.js';
-import { requireAccess, type Scope } from '../policies/access.js';
-import { changeRowsIsolated, ruleFilterOf, type FilterSet } from './changeRows.js';
+import { expressionCaller, readRuleLeavingId, requireAccess, type Scope } from '../policies/access.js';
+import { changeRowsIsolated, idsFilterOf, ruleFilterOf, type FilterSet } from './changeRows.js';
 import type { Subscription } from './hub.js';
 import { eventIdOf, isAfter, type Change, type Place } from './log.js';
 
@@ -36,9 +36,9 @@ export class FanOut {
   ) {}
 
   /** Whether the subscriber may read the table now, and the scope it reads under; throws the refusal. */
-  access(subscriber: Subscription, table: TableSchema | undefined, name: string): Scope | null {
+  access(subscriber: Subscription, table: TableSchema | undefined, name: string, now?: Date): Scope | null {
     if (!table) throw notFound(`No table ${name}`);
-    return requireAccess(table, subscriber.caller, 'read', subscriber.surface, { it: true }).scope;
+    return requireAccess(table, subscriber.caller, 'read', subscriber.surface, { it: true }, now).scope;
   }
 
   async deliver(changes: readonly Change[], subscribers: readonly Subscription[]): Promise<void> {
@@ -50,10 +50,11 @@ export class FanOut {
       else byTable.set(change.table, [index]);
     });
     // Who may read what now: a subscriber refused since (a policy or rule change) is dropped with the refusal.
+    const now = new Date();
     const scopesOf = new Map<Subscription, Map<string, Scope | null>>();
     for (const subscriber of subscribers) {
       try {
-        scopesOf.set(subscriber, new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name)])));
+        scopesOf.set(subscriber, new Map(subscriber.tables.map((name) => [name, this.access(subscriber, this.deps.cache.served(name), name, now)])));
       } catch (error) {
         this.drop(subscriber, error instanceof ApiError ? error : undefined);
       }
@@ -63,14 +64,16 @@ export class FanOut {
     // A change one table's rows cannot be read back from costs its own table's subscribers (a reset), never the rest.
     const undeliverable = new Set<number>();
     const ruleKeys = new Map<Scope, string>();
+    const readers = new Map<string, Map<number, readonly string[]>>();
     for (const [table, indexes] of byTable) {
       const filters = new Map<string, FilterSet>();
+      const shared = new Map<string, FilterSet | null>();
       for (const [subscriber, scopes] of scopesOf) {
         if (!subscriber.tables.includes(table)) continue;
         if (subscriber.filter) filters.set(subscriber.filter.key, subscriber.filter);
         const scope = scopes.get(table);
         if (scope?.kind === 'rule') {
-          const rule = ruleFilterOf(scope);
+          const rule = this.ruleFilter(scope, subscriber, this.deps.cache.served(table)!, now, filters, shared);
           ruleKeys.set(scope, rule.key);
           filters.set(rule.key, rule);
         }
@@ -87,6 +90,11 @@ export class FanOut {
         indexes.forEach((index, position) => into.set(index, verdicts[position]!));
         matches.set(key, into);
       }
+      for (const [key, ids] of converted.readers) {
+        const into = readers.get(key) ?? new Map<number, readonly string[]>();
+        indexes.forEach((index, position) => into.set(index, ids[position]!));
+        readers.set(key, into);
+      }
     }
     // An event's text depends on the change and the columns asked, not on who gets it: built once per pair.
     const texts = new Map<string, string | null>();
@@ -100,7 +108,7 @@ export class FanOut {
         }
         const row = rows[index] ?? null;
         const scope = scopes.get(change.table) ?? null;
-        const ruled = scope?.kind === 'rule' ? matches.get(ruleKeys.get(scope)!)?.get(index) === true : true;
+        const ruled = scope?.kind === 'rule' ? this.ruled(subscriber, ruleKeys.get(scope)!, index, matches, readers) : true;
         if (!ruled || !this.sees(subscriber, change, row, scope, matches.get(subscriber.filter?.key ?? '')?.get(index))) return;
         const key = `${index}|${subscriber.columns?.join(',') ?? '*'}`;
         let text = texts.get(key);
@@ -108,6 +116,34 @@ export class FanOut {
         if (text !== null && !subscriber.sink.send(text)) this.drop(subscriber);
       });
     }
+  }
+
+  /**
+   * The filter set a subscriber's read rule joins: the one of the callers who differ from it only in their id, when
+   * the rule folded with `@auth.id` left in it can be turned around (one query for all of them, however many); else
+   * its own folded rule (one verdict per distinct set of values).
+   */
+  private ruleFilter(scope: Scope, subscriber: Subscription, table: TableSchema, now: Date, filters: Map<string, FilterSet>, shared: Map<string, FilterSet | null>): FilterSet {
+    const caller = subscriber.caller;
+    if (caller.kind !== 'user') return ruleFilterOf(scope);
+    // Callers who differ only in their id fold the rule alike: once per batch and kind of caller.
+    const kind = JSON.stringify({ ...expressionCaller(caller), id: null });
+    let filter = shared.get(kind);
+    if (filter === undefined) {
+      const template = readRuleLeavingId(table, caller, now);
+      const ids = template ? idsFilterOf(template) : null;
+      filter = ids ? (filters.get(ids.key) ?? ids) : null;
+      shared.set(kind, filter);
+    }
+    if (!filter) return ruleFilterOf(scope);
+    filter.ids!.among.add(caller.id);
+    return filter;
+  }
+
+  private ruled(subscriber: Subscription, key: string, index: number, matches: Map<string, Map<number, boolean>>, readers: Map<string, Map<number, readonly string[]>>): boolean {
+    const ids = readers.get(key)?.get(index);
+    if (ids) return subscriber.caller.kind === 'user' && ids.includes(subscriber.caller.id);
+    return matches.get(key)?.get(index) === true;
   }
 
   /** Whether the subscriber may see this change: its owner scope and its filters (the policy and rule were checked above). */

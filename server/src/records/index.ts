@@ -10,7 +10,7 @@ export { parseListParams, parsePaging, parseOrder, parseValueList, single, type 
 export { planConditions, type Condition } from './query/plan.js';
 export { planFilter, type ExpressionFilter } from './query/filter.js';
 export { conditionSql, SqlParameters } from './query/build.js';
-export { scopeSql, scopeShape, expressionSql, ExistsAliases } from './query/expression.js';
+export { scopeSql, scopeShape, expressionSql, idsSql, ExistsAliases } from './query/expression.js';
 export { cursorKeyFrom } from './query/cursor.js';
 export { embedNameOf, planSelection } from './embed/plan.js';
 export { explainAccess, parseCheckInput, type CheckAnswer } from './explain.js';

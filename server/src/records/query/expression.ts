@@ -96,6 +96,56 @@ class Compiler {
     }
   }
 
+  /**
+   * The ids that make the node true of the row, as a subquery of one text column `v`, or null when the node cannot be
+   * turned around: `column = @auth.id` on a text column, joined by `and` to conditions without it, `or` of such
+   * nodes, and EXISTS around them. Everything else that reads the id (`not`, `in`, `<>`...) keeps it per subscriber.
+   */
+  inverted(node: ResolvedExpression, rows: string[]): string | null {
+    switch (node.kind) {
+      case 'compare': {
+        if (node.op !== 'eq') return null;
+        const column = node.left.kind === 'column' ? node.left : node.right.kind === 'column' ? node.right : null;
+        const other = column === node.left ? node.right : node.left;
+        if (!column || other.kind !== 'variable' || other.name !== '@auth.id') return null;
+        const schema = this.columnOf(column);
+        if (schema.type !== 'text' || schema.pgType === 'bpchar') return null;
+        return `SELECT ${this.column(column, rows)}::text AS v`;
+      }
+      case 'and': {
+        const reading = node.operands.filter(readsId);
+        const parts = reading.map((operand) => this.inverted(operand, rows));
+        if (parts.length === 0 || parts.some((part) => part === null)) return null;
+        const others = node.operands.filter((operand) => !readsId(operand)).map((operand) => this.sql(operand, rows));
+        const ids = parts.map((part) => `(${part})`).join(' INTERSECT ');
+        const alias = this.aliases.next();
+        return `SELECT ${alias}.v FROM (${ids}) ${alias}${others.length > 0 ? ` WHERE ${others.join(' AND ')}` : ''}`;
+      }
+      case 'or': {
+        const parts = node.operands.map((operand) => (readsId(operand) ? this.inverted(operand, rows) : null));
+        return parts.some((part) => part === null) ? null : parts.map((part) => `(${part})`).join(' UNION ');
+      }
+      case 'exists': {
+        if (!readsId(node.condition)) return null;
+        const alias = this.aliases.next();
+        const { step } = node;
+        const parent = rows[node.level - 1]!;
+        const join =
+          step.kind === 'one'
+            ? `${alias}.${quote(ID_COLUMN)} = ${parent}.${quote(step.column)}`
+            : `${alias}.${quote(step.column)} = ${parent}.${quote(ID_COLUMN)}`;
+        const ids = this.inverted(node.condition, [...rows.slice(0, node.level), alias]);
+        if (ids === null) return null;
+        const scope = this.stepScope?.(step);
+        const scoped = scope ? ` AND ${scopeSql(scope, alias, this.parameters, this.aliases)}` : '';
+        const inner = this.aliases.next();
+        return `SELECT ${inner}.v FROM ${quote(step.table)} ${alias} CROSS JOIN LATERAL (${ids}) ${inner} WHERE ${join}${scoped}`;
+      }
+      default:
+        return null;
+    }
+  }
+
   private columnOf(column: ResolvedColumn): ColumnSchema {
     return column.column as ColumnSchema;
   }
@@ -116,6 +166,35 @@ class Compiler {
     if (timestamp) return this.parameters.bind(operand.value instanceof Date ? operand.value.toISOString() : operand.value, 'timestamptz');
     // A value compared with a text-compared column is text; otherwise the column gives the parameter its type.
     return this.parameters.bind(operand.value);
+  }
+}
+
+/**
+ * A condition with `@auth.id` left in it (policies/access.ts, readRuleLeavingId) turned around: a subquery of the ids
+ * (`v`, text) for which it holds of the row `row`, or null when it cannot be (Compiler.inverted).
+ */
+export function idsSql(node: ResolvedExpression, row: string, parameters: SqlParameters, aliases: ExistsAliases = new ExistsAliases()): string | null {
+  return new Compiler(parameters, aliases).inverted(node, [row]);
+}
+
+/** Whether a node reads `@auth.id` (a variable left by folding). */
+function readsId(node: ResolvedExpression): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.operands.some(readsId);
+    case 'not':
+      return readsId(node.operand);
+    case 'exists':
+      return readsId(node.condition);
+    case 'compare':
+      return node.left.kind === 'variable' || node.right.kind === 'variable';
+    case 'in':
+    case 'like':
+    case 'null-test':
+      return node.operand.kind === 'variable';
+    default:
+      return false;
   }
 }
 
