@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnType } from '../schema.js';
-import { ANON_CALLER, foldExpression, foldExpressionForDescription, type DescribedCaller, type ExpressionCaller, type FoldedExpression } from './fold.js';
+import { ANON_CALLER, boundOnlyToColumns, foldExpression, foldExpressionForDescription, foldExpressionLeavingId, type DescribedCaller, type ExpressionCaller, type FoldedExpression } from './fold.js';
 import { printExpression } from './print.js';
 import type { ExpressionRelation, ExpressionSchema, ExpressionTable, ResolvedExpression } from './resolved.js';
 import { checkExpression } from './resolve.js';
@@ -220,5 +220,68 @@ describe('foldExpressionForDescription', () => {
     expect(describeFor("@auth.role = 'owner' or author_id = @auth.id", SIGNED_IN)).toBe('author_id = @auth.id');
     expect(describeFor("@auth.email = 'a@example.com'", SIGNED_IN)).not.toBe(false);
     expect(describeFor("@auth.role = 'owner' and author_id = @auth.id", SIGNED_IN)).toBe(false);
+  });
+});
+
+/** The template's variables replaced by the caller's values, as the server binds them when it compiles. */
+function bind(node: ResolvedExpression, caller: ExpressionCaller): ResolvedExpression {
+  const operand = <T extends { kind: string }>(value: T): T =>
+    value.kind === 'variable'
+      ? ({ ...value, kind: 'value', value: (value as unknown as { name: string }).name === '@now' ? NOW : caller.id } as unknown as T)
+      : value;
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return { ...node, operands: node.operands.map((child) => bind(child, caller)) };
+    case 'not':
+      return { ...node, operand: bind(node.operand, caller) };
+    case 'exists':
+      return { ...node, condition: bind(node.condition, caller) };
+    case 'compare':
+      return { ...node, left: operand(node.left), right: operand(node.right) };
+    default:
+      return node;
+  }
+}
+
+describe('foldExpressionLeavingId with no clock: one fold per kind of caller', () => {
+  const RULES: Array<[string, string]> = [
+    ['author_id = @auth.id', 'posts'],
+    ["author_id = @auth.id or published = true and @auth.role = 'member'", 'posts'],
+    ['created_at <= @now and not (author_id = @auth.id)', 'posts'],
+    ['project.memberships.user_id = @auth.id and done = false', 'tasks'],
+    ["@auth.id = 'u1'", 'posts'],
+    ["@now > '2000-01-01' and author_id = @auth.id", 'posts'],
+    ["@auth.id in ('u1', 'u2') or published = true", 'posts'],
+    ['@auth.id is not null and author_id != @auth.id', 'posts'],
+    ["@auth.key = true or author_id like 'u%'", 'posts'],
+  ];
+  it.each(RULES)('%s: where every variable left is compared with a column, binding gives the full fold', (text, from) => {
+    for (const caller of [MEMBER, OWNER, KEY, ANON]) {
+      const template = foldExpressionLeavingId(resolved(text, from), caller, null);
+      const full = outcome(foldExpression(resolved(text, from), caller, NOW));
+      if (template.kind === 'constant') {
+        // The same decision: 403 whatever the row (false and null alike), or every row.
+        expect(refusesEveryRow(template.value) ? refusesEveryRow(full) : full === template.value).toBe(true);
+        continue;
+      }
+      if (!boundOnlyToColumns(template.condition)) continue;
+      expect(summary(bind(template.condition, caller))).toBe(full);
+    }
+  });
+
+  it('says which templates a caller value would fold differently', () => {
+    const template = (text: string) => foldExpressionLeavingId(resolved(text, 'posts'), MEMBER, null);
+    const shared = (text: string) => {
+      const folded = template(text);
+      return folded.kind === 'constant' || boundOnlyToColumns(folded.condition);
+    };
+    expect(shared('author_id = @auth.id')).toBe(true);
+    expect(shared('created_at <= @now')).toBe(true);
+    expect(shared("@auth.id = 'u1'")).toBe(false);
+    expect(shared("@now > '2000-01-01'")).toBe(false);
+    expect(shared("@auth.id in ('u1', 'u2')")).toBe(false);
+    expect(shared("@auth.id like 'u%'")).toBe(false);
+    expect(shared('@auth.id is not null')).toBe(true);
   });
 });

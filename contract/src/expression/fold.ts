@@ -54,20 +54,50 @@ export function foldExpression(expression: ResolvedExpression, caller: Expressio
 
 /**
  * Folds for the signed-in subscribers of a stream (server/src/realtime): every value known but `@auth.id`, which stays a
- * variable known to be non-null. Subscribers whose callers differ only in their id share the result, and a comparison
+ * variable known to be non-null (and `@now` too when `now` is null: a fold for every request of a kind of caller; anon's
+ * id is then known, null). Subscribers whose callers differ only in their id share the result, and a comparison
  * `column = @auth.id` left in it can be turned around to "which ids does this row let read" (one query per batch,
  * whatever the number of subscribers). For a caller with a non-null id it means what foldExpression means.
  */
-export function foldExpressionLeavingId(expression: ResolvedExpression, caller: ExpressionCaller, now: Date): FoldedExpression {
+export function foldExpressionLeavingId(expression: ResolvedExpression, caller: ExpressionCaller, now: Date | null): FoldedExpression {
   return foldWith(expression, {
-    '@auth.id': UNKNOWN,
+    '@auth.id': caller.id === null ? known(null) : UNKNOWN,
     '@auth.role': known(caller.role),
     '@auth.email': known(caller.email),
     '@auth.key': known(caller.key),
     '@auth.verified': known(caller.verified),
     '@auth.aal': known(caller.aal),
-    '@now': known(now),
+    '@now': now === null ? UNKNOWN : known(now),
   });
+}
+
+/**
+ * Whether every variable left in a folded expression is compared with a column (`user_id = @auth.id`,
+ * `"createdAt" < @now`). Such a comparison folds only against null, so for any non-null value of those variables the
+ * full fold (foldExpression) would keep the same tree with the value put in: the tree can be folded once per kind of
+ * caller and the values bound when it is compiled (server/src/policies/access.ts).
+ */
+export function boundOnlyToColumns(node: ResolvedExpression): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.operands.every(boundOnlyToColumns);
+    case 'not':
+      return boundOnlyToColumns(node.operand);
+    case 'exists':
+      return boundOnlyToColumns(node.condition);
+    case 'compare':
+      if (node.left.kind === 'variable') return node.right.kind === 'column';
+      if (node.right.kind === 'variable') return node.left.kind === 'column';
+      return true;
+    case 'in':
+    case 'like':
+    case 'null-test':
+      return node.operand.kind !== 'variable';
+    case 'constant':
+    case 'search':
+      return true;
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
-import { foldExpression, foldExpressionForDescription, foldExpressionLeavingId, READ_ONLY_KEY_REASON, type DescribedCaller, RULE_INVALID_REASON, type ExpressionCaller, type ResolvedExpression, type RuleMember } from '@basalt/contract';
+import { boundOnlyToColumns, foldExpression, foldExpressionForDescription, foldExpressionLeavingId, READ_ONLY_KEY_REASON, type FoldedExpression, type DescribedCaller, RULE_INVALID_REASON, type ExpressionCaller, type ResolvedExpression, type RuleMember } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
+import type { CompiledRule } from './rules.js';
 import { forbidden, type ApiError } from '../errors.js';
 import { authorize, type Operation, type Refusal } from './authorize.js';
 import { isReadOnly, type Caller } from './caller.js';
@@ -26,7 +27,17 @@ export interface OwnerScope {
 }
 export interface RuleScope {
   kind: 'rule';
+  /**
+   * The rule folded for the caller. Where `bindings` are given, the fold of every caller of this kind (role, key,
+   * ...), shared between requests, with `@auth.id` and `@now` left in it, compared with columns only: their values
+   * are bound when it is compiled (records/query/expression.ts), so its SQL is built once.
+   */
   condition: ResolvedExpression;
+  bindings?: RuleBindings;
+}
+export interface RuleBindings {
+  '@auth.id': string | null;
+  '@now': Date;
 }
 
 /**
@@ -91,13 +102,36 @@ function decideByRule(table: TableSchema, caller: Caller, operation: AccessOpera
     return { allowed: false, refusal: forbidden(`The ${member} rule of ${table.name} no longer compiles: the owner must fix it`, { ...details, reason: RULE_INVALID_REASON }) };
   }
   const rule = table.rules?.compiled[member];
-  const folded = rule ? foldExpression(rule.resolved, expressionCaller(caller), now) : ({ kind: 'constant', value: false } as const);
+  const { folded, bindings } = rule ? foldFor(rule, caller, now) : { folded: { kind: 'constant', value: false } as const, bindings: undefined };
   if (folded.kind === 'constant') {
     if (folded.value === true) return { allowed: true, scope: null, forcedOwner: null };
     const what = wording.embeddedAs !== undefined ? `read it (embedded as ${wording.embeddedAs})` : wording.it ? 'read it' : operation === 'updateCheck' ? 'update it so' : named;
     return { allowed: false, refusal: forbidden(`The rules of ${table.name} do not allow this caller to ${what}`, details) };
   }
-  return { allowed: true, scope: ownerScopeOf(table, folded.condition, caller) ?? { kind: 'rule', condition: folded.condition }, forcedOwner: null };
+  return { allowed: true, scope: ownerScopeOf(table, folded.condition, caller) ?? { kind: 'rule', condition: folded.condition, ...(bindings ? { bindings } : {}) }, forcedOwner: null };
+}
+
+/** Per compiled rule (one per schema load), per kind of caller: the shared fold, or null where the fold needs the values. */
+const shared = new WeakMap<CompiledRule, Map<string, FoldedExpression | null>>();
+
+/**
+ * The rule folded for the caller: once per kind of caller (everything `@auth.*` says but the id) with `@auth.id` and
+ * `@now` left for bindings, when they are only compared with columns (contract's boundOnlyToColumns: the full fold would
+ * be the same tree); otherwise folded with every value, for this request alone.
+ */
+function foldFor(rule: CompiledRule, caller: Caller, now: Date): { folded: FoldedExpression; bindings?: RuleBindings } {
+  const values = expressionCaller(caller);
+  const kind = `${values.id === null}|${values.role}|${values.email}|${values.key}|${values.verified}|${values.aal}`;
+  let byKind = shared.get(rule);
+  if (!byKind) shared.set(rule, (byKind = new Map()));
+  let folded = byKind.get(kind);
+  if (folded === undefined) {
+    const template = foldExpressionLeavingId(rule.resolved, values, null);
+    folded = template.kind === 'constant' || boundOnlyToColumns(template.condition) ? template : null;
+    byKind.set(kind, folded);
+  }
+  if (folded === null) return { folded: foldExpression(rule.resolved, values, now) };
+  return { folded, bindings: { '@auth.id': values.id, '@now': now } };
 }
 
 /** A folded rule that is exactly `<owner> = <the caller's id>`: the owner scope, with its index and maintained counts. */
@@ -105,7 +139,8 @@ function ownerScopeOf(table: TableSchema, condition: ResolvedExpression, caller:
   if (caller.kind !== 'user' || !table.ownerColumn || condition.kind !== 'compare' || condition.op !== 'eq') return null;
   const [column, value] = condition.left.kind === 'column' ? [condition.left, condition.right] : [condition.right, condition.left];
   if (column.kind !== 'column' || column.path.length > 0 || column.column.name !== table.ownerColumn) return null;
-  if (value.kind !== 'value' || value.value !== caller.id) return null;
+  const callers = (value.kind === 'value' && value.value === caller.id) || (value.kind === 'variable' && value.name === '@auth.id');
+  if (!callers) return null;
   return { kind: 'owner', ownerColumn: table.ownerColumn, userId: caller.id };
 }
 

@@ -18,12 +18,16 @@ export function deleteStatement(table: TableSchema, id: unknown, scope: Scope | 
 }
 
 /** Columns of `values`, in table order (so one body shape is one statement whatever its key order). */
-function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
+export function presentColumns(table: TableSchema, values: Record<string, unknown>): ColumnSchema[] {
   return table.columnList.filter((column) => values[column.name] !== undefined);
 }
 
-/** `INSERT ... SELECT $1::type, ...`: a SELECT, so a WHERE can refuse the write, with casts since SELECT has no target types. */
-function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number } {
+/**
+ * What an insert of one record writes: the column names (quoted), the value of each (`$n::type`, `now()` for the
+ * timestamps the body leaves out) and the guards (schema version, writer's account), with their parameters after the
+ * columns' values.
+ */
+export function insertParts(table: TableSchema, columns: ColumnSchema[], writer: string | null): { names: string[]; selected: string[]; guards: string[] } {
   const names = columns.map((column) => quote(column.name));
   const selected = columns.map((column, index) => `$${index + 1}::${column.sqlType}`);
   if (table.hasCreatedAt && !columns.some((column) => column.name === 'createdAt')) {
@@ -36,6 +40,12 @@ function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: strin
   }
   const guards = [`${COMMITTED_VERSION} = $${columns.length + 1}`];
   if (writer !== null) guards.push(writerExists(columns.length + 2));
+  return { names, selected, guards };
+}
+
+/** `INSERT ... SELECT $1::type, ...`: a SELECT, so a WHERE can refuse the write, with casts since SELECT has no target types. */
+function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: string | null): { text: string; parameters: number } {
+  const { names, selected, guards } = insertParts(table, columns, writer);
   // A record of defaults only (no column named) selects no column: Postgres fills every column with its default, as
   // DEFAULT VALUES would, and the guards still apply (DEFAULT VALUES takes no WHERE).
   const target = names.length ? ` (${names.join(', ')})` : '';
@@ -44,7 +54,7 @@ function insertSelect(table: TableSchema, columns: ColumnSchema[], writer: strin
 }
 
 /** The parameters after the columns' values that `insertSelect` guards with. */
-function insertGuardValues(table: TableSchema, writer: string | null): unknown[] {
+export function insertGuardValues(table: TableSchema, writer: string | null): unknown[] {
   return writer !== null ? [table.schemaVersion, writer] : [table.schemaVersion];
 }
 

@@ -1,10 +1,10 @@
 import { ID_COLUMN, type ForbiddenDetails } from '@basalt/contract';
 import type { TableSchema } from '../../db/schema.js';
-import { accountGone, forbidden } from '../../errors.js';
+import { accountGone, forbidden, referenceRefused } from '../../errors.js';
 import type { WriteRules } from '../authorize.js';
-import { deleteStatement, insertManyStatement, insertStatement, updateStatement } from '../build/writes.js';
-import { checkedWrite, READABLE, verdictStatement } from '../build/ruled.js';
-import { missingColumnError, type Plan, type Row } from '../plan.js';
+import { deleteStatement, insertManyStatement, updateStatement } from '../build/writes.js';
+import { checkedWrite, READABLE, REFERENCE_REFUSED, ruledCreate, verdictStatement } from '../build/ruled.js';
+import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan.js';
 import { hiddenRows, type Executor, type Outcome } from './outcome.js';
 import { run } from './run.js';
 import { checkReferences, noRecord, stillReferenced, unlessStale, withElementIndex } from './writes.js';
@@ -27,10 +27,14 @@ function refusal(table: TableSchema, operation: 'create' | 'update' | 'delete', 
   return forbidden(`${index}The rules of ${table.name} do not allow this caller to ${what}`, { table: table.name, policy: 'rules', operation, ...extra });
 }
 
-/** The rule's own refusal, raised inside the statement with the 1-based position of the first refused row. */
-function refusedBy(error: unknown): number | undefined {
+/**
+ * A refusal raised inside the statement: the rule's, with the 1-based position of the first refused row, or a
+ * reference's (the column, before anything was written).
+ */
+function refusedBy(error: unknown): number | { reference: string } | undefined {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === REFUSED ? Number(message) : undefined;
+  if (code !== REFUSED || typeof message !== 'string') return undefined;
+  return message.startsWith(REFERENCE_REFUSED) ? { reference: message.slice(REFERENCE_REFUSED.length) } : Number(message);
 }
 
 /** Rows as answered: the bookkeeping columns left out, and only `{ id }` of a row the caller may not read. */
@@ -51,13 +55,15 @@ async function written(plan: RuledPlan, write: () => Promise<Row[]>, operation: 
   } catch (error) {
     const position = refusedBy(error);
     if (position === undefined) throw error;
+    if (typeof position === 'object') throw referenceRefused(position.reference);
     if (operation === 'update') throw refusal(plan.table, 'update', { check: true });
     throw refusal(plan.table, 'create', many ? { index: position - 1 } : {});
   }
 }
 
-async function create(executor: Executor, plan: RuledPlan, values: Row, rules: WriteRules): Promise<Outcome> {
-  const rows = await written(plan, () => run(executor.pool, checkedWrite(plan.table, insertStatement(plan.table, values, plan.writer), rules.create ?? null, rules.read)), 'create');
+/** One record's create: its limited references and the create rule checked in its one statement (build/ruled.ts). */
+async function create(executor: Executor, plan: RuledPlan, values: Row, rules: WriteRules, references: readonly ReferenceCheck[]): Promise<Outcome> {
+  const rows = await written(plan, () => run(executor.pool, ruledCreate(plan.table, values, plan.writer, references, rules.create ?? null, rules.read)), 'create');
   if (!rows[0]) {
     await unlessStale(executor, plan.table);
     throw accountGone();
@@ -78,8 +84,7 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
   const { table, rules } = plan;
   switch (plan.kind) {
     case 'create':
-      await checkReferences(pool, plan.references, [plan.values]);
-      return create(executor, plan, plan.values, rules);
+      return create(executor, plan, plan.values, rules, plan.references);
     case 'create-many': {
       await checkReferences(pool, plan.references, plan.rows);
       const base = insertManyStatement(table, plan.rows, plan.writer);
@@ -99,7 +104,8 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
       if (found === 'readable') throw refusal(table, 'update');
       if (found === 'hidden') throw noRecord(table, plan.rawId);
       if (plan.missing.length > 0) throw missingColumnError(table, plan.missing);
-      return create(executor, plan, plan.insertValues, rules);
+      // Its references were checked before the update.
+      return create(executor, plan, plan.insertValues, rules, []);
     }
     case 'delete': {
       const row = (

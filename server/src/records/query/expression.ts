@@ -2,7 +2,7 @@ import { ID_COLUMN, type ResolvedColumn, type ResolvedExpression, type ResolvedO
 import { quote } from '../../db/identifiers.js';
 import type { ColumnSchema } from '../../db/schema.js';
 import { comparesAsText } from '../values.js';
-import type { Scope } from '../../policies/access.js';
+import type { RuleBindings, Scope } from '../../policies/access.js';
 import { SqlParameters } from './build.js';
 import { likePattern } from './plan.js';
 
@@ -22,6 +22,13 @@ export class ExistsAliases {
   next(): string {
     this.count += 1;
     return `x${this.count}`;
+  }
+  /** How many were handed out: a compiled text is reused only where it would number its aliases alike. */
+  get used(): number {
+    return this.count;
+  }
+  skip(count: number): void {
+    this.count += count;
   }
 }
 
@@ -48,10 +55,14 @@ export function expressionSql(
 export type StepScope = (step: ResolvedStep) => Scope | null;
 
 class Compiler {
+  /** Where in `parameters.values` a variable's value went, and whether as a timestamp's text. */
+  readonly variables: Array<{ at: number; name: keyof RuleBindings; timestamp: boolean }> = [];
+
   constructor(
     private readonly parameters: SqlParameters,
     private readonly aliases: ExistsAliases,
     private readonly stepScope?: StepScope,
+    private readonly bindings?: RuleBindings,
   ) {}
 
   /** `rows[level]`: the alias of the row at each EXISTS depth, the expression's own row first. */
@@ -161,7 +172,13 @@ class Compiler {
       if (timestamp) return `date_trunc('milliseconds', ${sql})`;
       return comparesAsText(this.columnOf(operand)) ? `${sql}::text` : sql;
     }
-    if (operand.kind === 'variable') throw new Error(`${operand.name} must be folded before compiling`);
+    if (operand.kind === 'variable') {
+      const name = operand.name as keyof RuleBindings;
+      const value = this.bindings?.[name];
+      if (value === undefined || value === null) throw new Error(`${operand.name} must be folded or bound before compiling`);
+      this.variables.push({ at: this.parameters.values.length, name, timestamp });
+      return timestamp ? this.parameters.bind(value instanceof Date ? value.toISOString() : value, 'timestamptz') : this.parameters.bind(value);
+    }
     if (operand.value === null) return 'NULL';
     if (timestamp) return this.parameters.bind(operand.value instanceof Date ? operand.value.toISOString() : operand.value, 'timestamptz');
     // A value compared with a text-compared column is text; otherwise the column gives the parameter its type.
@@ -198,14 +215,90 @@ function readsId(node: ResolvedExpression): boolean {
   }
 }
 
+/**
+ * The columns of the row itself a scope reads: its own columns, and the column each path starts from (a to-one step's
+ * referencing column, a to-many step's id). A check reading only columns a write sets can be decided before it.
+ */
+export function rootColumnsOf(scope: Scope): Set<string> {
+  if (scope.kind === 'owner') return new Set([scope.ownerColumn]);
+  const names = new Set<string>();
+  const operand = (operand: ResolvedOperand) => {
+    if (operand.kind === 'column' && operand.path.length === 0) names.add(operand.column.name);
+  };
+  const visit = (node: ResolvedExpression): void => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return node.operands.forEach(visit);
+      case 'not':
+        return visit(node.operand);
+      case 'exists':
+        if (node.level === 1) names.add(node.step.kind === 'one' ? node.step.column : ID_COLUMN);
+        return visit(node.condition);
+      case 'compare':
+        operand(node.left);
+        return operand(node.right);
+      case 'in':
+      case 'like':
+      case 'null-test':
+        return operand(node.operand);
+      case 'search':
+        return operand(node.column);
+      case 'constant':
+        return;
+    }
+  };
+  visit(scope.condition);
+  return names;
+}
+
 /** A decision's rows as a condition on the row `row`: the owner column, or the folded rule. */
-export function scopeSql(scope: Scope, row: string, parameters: SqlParameters, aliases?: ExistsAliases): string {
+export function scopeSql(scope: Scope, row: string, parameters: SqlParameters, aliases: ExistsAliases = new ExistsAliases()): string {
   if (scope.kind === 'owner') return `${row}.${quote(scope.ownerColumn)} = ${parameters.bind(scope.userId)}`;
-  return expressionSql(scope.condition, row, parameters, aliases);
+  if (!scope.bindings) return expressionSql(scope.condition, row, parameters, aliases);
+  return boundSql(scope.condition, scope.bindings, row, parameters, aliases);
+}
+
+interface Compiled {
+  text: string;
+  values: unknown[];
+  variables: Compiler['variables'];
+  aliases: number;
+}
+
+/** Per shared fold (policies/access.ts), per row name and numbering: its text, values and where the bindings go. */
+const compiledTexts = new WeakMap<ResolvedExpression, Map<string, Compiled>>();
+
+/**
+ * A rule folded once per kind of caller, compiled once per place in a statement (the row's name, the first parameter's
+ * number, the aliases before it): later requests only bind their values, in the same order.
+ */
+function boundSql(condition: ResolvedExpression, bindings: RuleBindings, row: string, parameters: SqlParameters, aliases: ExistsAliases): string {
+  const key = `${row}|${parameters.next}|${aliases.used}`;
+  let byPlace = compiledTexts.get(condition);
+  if (!byPlace) compiledTexts.set(condition, (byPlace = new Map()));
+  let compiled = byPlace.get(key);
+  if (!compiled) {
+    const fresh = new SqlParameters(parameters.next);
+    const counted = new ExistsAliases();
+    counted.skip(aliases.used);
+    const compiler = new Compiler(fresh, counted, undefined, bindings);
+    const text = compiler.sql(condition, [row]);
+    compiled = { text, values: fresh.values, variables: compiler.variables, aliases: counted.used - aliases.used };
+    byPlace.set(key, compiled);
+  }
+  const values = [...compiled.values];
+  for (const { at, name, timestamp } of compiled.variables) {
+    const value = bindings[name];
+    values[at] = timestamp && value instanceof Date ? value.toISOString() : value;
+  }
+  for (const value of values) parameters.bind(value);
+  aliases.skip(compiled.aliases);
+  return compiled.text;
 }
 
 /** The part of a statement's shape a scope decides: the SQL it compiles to, whatever the caller's values. */
 export function scopeShape(scope: Scope | null): string {
   if (!scope) return '';
-  return scope.kind === 'owner' ? `o:${scope.ownerColumn}` : `r:${expressionSql(scope.condition, 'r', new SqlParameters())}`;
+  return scope.kind === 'owner' ? `o:${scope.ownerColumn}` : `r:${scopeSql(scope, 'r', new SqlParameters())}`;
 }
