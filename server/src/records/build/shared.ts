@@ -37,7 +37,10 @@ export const VERSION = '__basalt_version';
  * migration `published_schema_version`): it can be a moment ahead of the row, never behind it.
  */
 export const COMMITTED_VERSION = '(SELECT version FROM _basalt_schema)';
-export const PUBLISHED_VERSION = `pg_sequence_last_value('public._basalt_schema_published'::regclass)`;
+// A scalar subquery: read once per statement (an InitPlan), not once per row answered. In the target list of a list
+// the bare call ran for each of its rows, each opening the sequence: 21 calls cost a 20-row page under a membership
+// rule about half again its Postgres time (measured: 1.99 against 1.31 ms per request).
+export const PUBLISHED_VERSION = `(SELECT pg_sequence_last_value('public._basalt_schema_published'::regclass))`;
 
 const MAX_SHAPES_PER_TABLE = 500;
 
