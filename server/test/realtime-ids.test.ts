@@ -41,7 +41,7 @@ beforeAll(async () => {
       { name: 'project_id', type: 'text', references: { table: 'projects', onDelete: 'cascade' } },
     ],
   });
-  const admin = (path: string, body: unknown) => h.request().post(`/admin/tables/${path}/records`).set(owner.auth).send(body);
+  const admin = (path: string, body: object) => h.request().post(`/admin/tables/${path}/records`).set(owner.auth).send(body);
   const [m0, m1, m2, m3] = members.map((member) => member.id);
   const projects = (await admin('projects', [{ name: 'p1' }, { name: 'p2' }, { name: 'p3' }])).body.data.map((row: { id: string }) => row.id);
   await admin('memberships', [
