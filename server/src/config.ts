@@ -26,6 +26,13 @@ export interface Config {
   poolSize: number;
   /** How long one record statement may run (ms) before it is cancelled and answered 504; never index builds. */
   statementTimeoutMs: number;
+  /**
+   * DATABASE_POOL_MODE: `session` (a direct connection or a session pooler: the timeout is a startup parameter) or
+   * `transaction` (behind PgBouncer and the like: no session state, the timeout set per statement's transaction).
+   */
+  poolMode: PoolMode;
+  /** DATABASE_LISTEN_URL: a session connection to the primary for LISTEN, migrations and index builds; unset: the database URL. */
+  listenUrl: string | undefined;
   signupEnabled: boolean;
   /** The abuse limits of config.json; false: all off. */
   limits: Limits | false;
@@ -39,6 +46,14 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export type PoolMode = 'session' | 'transaction';
+
+function parsePoolMode(value: string | undefined): PoolMode {
+  if (value === undefined || value === '' || value === 'session') return 'session';
+  if (value === 'transaction') return 'transaction';
+  throw new ConfigError(`DATABASE_POOL_MODE must be session or transaction, got "${value}"`);
+}
 
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
 
@@ -159,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // times as many counts at once and stretch every tail.
     poolSize: parseInteger(env.DB_POOL_SIZE, 'DB_POOL_SIZE', Math.max(2, Math.ceil(10 / workers)), 1, 500),
     statementTimeoutMs: parseInteger(env.STATEMENT_TIMEOUT, 'STATEMENT_TIMEOUT', 10_000, 1, 3_600_000),
+    poolMode: parsePoolMode(env.DATABASE_POOL_MODE),
+    listenUrl: env.DATABASE_LISTEN_URL || undefined,
     ...readProjectConfig(configPath),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),

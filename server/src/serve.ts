@@ -31,6 +31,8 @@ export async function serve(
     realtimeMaxStreams: config.realtimeMaxStreams,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
+    poolMode: config.poolMode,
+    listenUrl: config.listenUrl,
     metricsToken: config.metricsToken,
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),

@@ -1,3 +1,4 @@
+import type { PoolMode } from './config.js';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Limits } from '@basalt/contract';
@@ -12,9 +13,9 @@ import { PasswordHasher } from './auth/passwords.js';
 import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
 import { pgTypes } from './db/pgTypes.js';
-import { PreparedPool } from './db/preparedPool.js';
+import { MAX_PREPARED_PER_CONNECTION, PreparedPool } from './db/preparedPool.js';
 import { migrate } from './db/migrate.js';
-import { installDdlTrigger, listenForSchemaChanges, notifySchemaChange, type SchemaListener } from './db/notifications.js';
+import { installDdlTrigger, listenForSchemaChanges, notifySchemaChange, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
 import { cursorKeyFrom, type RecordDeps } from './records/index.js';
 import { TableAdmin } from './admin/tables.js';
@@ -39,6 +40,10 @@ export interface ServiceOptions {
   poolSize?: number;
   /** STATEMENT_TIMEOUT of the record pool (ms); default 10 s. Index builds and migrations run on Knex, without it. */
   statementTimeoutMs?: number;
+  /** DATABASE_POOL_MODE (config.ts); default `session`. */
+  poolMode?: PoolMode;
+  /** DATABASE_LISTEN_URL: LISTEN, migrations and the owner-index upgrade's session lock; default `databaseUrl`. */
+  listenUrl?: string;
   /** false: do not LISTEN for schema changes (tests of the version guard alone). */
   listen?: boolean;
   /** false: migrations and the DDL trigger were already done (by a cluster primary before it forked). */
@@ -95,13 +100,18 @@ export interface Services {
 export async function createServices(options: ServiceOptions): Promise<Services> {
   // Knex serves accounts, admin and migrations; the record API has its own pool of plain pg clients.
   const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
+  const transactionPooled = options.poolMode === 'transaction';
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  // What needs a session (migrations, the owner-index upgrade's advisory lock) runs on the listen URL's connection.
+  const sessionKnex = options.listenUrl !== undefined && options.listenUrl !== options.databaseUrl ? createKnex(options.listenUrl, { poolSize: 1 }) : knex;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     types: pgTypes,
-    // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end.
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end. Poolers
+    // refuse startup parameters: behind one the timeout is set in each statement's transaction (PreparedPool).
+    ...(transactionPooled ? {} : { statement_timeout: statementTimeoutMs }),
   });
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
@@ -109,8 +119,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const passwords = new PasswordHasher(options.bcryptCost);
   try {
     if (options.prepare !== false) {
-      await migrate(knex);
-      await installDdlTrigger(knex);
+      await migrate(sessionKnex);
+      await installDdlTrigger(sessionKnex);
     }
     const cache = new SchemaCache(knex);
     const placement = new TriggerPlacement(knex, cache, options.onError);
@@ -124,11 +134,15 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         .then(() => void counting.ensure())
         .catch((error: unknown) => options.onError?.(error));
     };
-    if (options.listen !== false) listener = await listenForSchemaChanges(options.databaseUrl, reload, options.onError);
+    if (options.listen !== false) {
+      listener = await listenForSchemaChanges(options.listenUrl ?? options.databaseUrl, reload, options.onError);
+      // A LISTEN through a transaction pooler hears nothing: refuse to start rather than miss every schema change.
+      await listener.confirm((payload) => knex.raw('SELECT pg_notify(?, ?)', [SCHEMA_CHANNEL, payload]).then(() => undefined));
+    }
     await cache.reload();
     await placement.ensure();
     void counting.ensure();
-    const ownerIndexes = new OwnerIndexUpgrade(knex, options.log ?? (() => undefined), options.onError);
+    const ownerIndexes = new OwnerIndexUpgrade(sessionKnex, options.log ?? (() => undefined), options.onError);
     ownerIndexes.start(cache.servedTables());
     const folder = new CountFolder(knex, options.onError);
     folder.start();
@@ -179,7 +193,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {
         confirmCaller: (caller) => keys.confirm(caller),
-        pool: new PreparedPool(pool),
+        pool: new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null),
         cache,
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),
@@ -203,13 +217,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
         await passwords.close();
-        await Promise.all([knex.destroy(), pool.end()]);
+        await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
       },
     };
   } catch (error) {
     await listener?.close();
     await passwords.close();
-    await Promise.all([knex.destroy(), pool.end()]);
+    await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
     throw error;
   }
 }

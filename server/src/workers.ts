@@ -27,7 +27,8 @@ export interface Primary {
 export async function runPrimary(config: Config, options: { databaseUrl: string; jwtSecret: string; logger: Logger }): Promise<Primary> {
   const { logger } = options;
   // Migrations and the DDL trigger once, before any worker starts (workers then find them done).
-  const knex = createKnex(options.databaseUrl, { poolSize: 1 });
+  // On the session connection (DATABASE_LISTEN_URL) when there is one: a transaction pooler keeps no session.
+  const knex = createKnex(config.listenUrl ?? options.databaseUrl, { poolSize: 1 });
   try {
     await migrate(knex);
     await installDdlTrigger(knex);

@@ -36,6 +36,12 @@ export interface HarnessOptions {
   trustProxy?: boolean | number | string;
   /** METRICS_TOKEN: set, `GET /metrics` answers with this bearer token. */
   metricsToken?: string;
+  /** The record pool's and Knex's database URL instead of the database's own (a pooler in front of it). */
+  databaseUrl?: string;
+  /** DATABASE_POOL_MODE. */
+  poolMode?: 'session' | 'transaction';
+  /** DATABASE_LISTEN_URL. */
+  listenUrl?: string;
 }
 
 /**
@@ -45,9 +51,11 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
   const services = await createServices({
-    databaseUrl: database.url,
+    databaseUrl: options.databaseUrl ?? database.url,
     jwtSecret: TEST_SECRET,
     bcryptCost: 4,
+    poolMode: options.poolMode,
+    listenUrl: options.listenUrl,
     signupEnabled: options.signupEnabled ?? true,
     listen: options.listen,
     statementTimeoutMs: options.statementTimeoutMs,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Knex } from 'knex';
 
@@ -14,7 +15,15 @@ export async function notifySchemaChange(db: Knex | Knex.Transaction): Promise<v
   await db.raw('SELECT pg_notify(?, ?)', [SCHEMA_CHANNEL, RELOAD_SCHEMA]);
 }
 
+/** Payloads on the schema channel that only test the listening connection start with this. */
+const CHECK = 'check ';
+
 export interface SchemaListener {
+  /**
+   * Sends a test notification by `send` (through the database URL) and waits for it here, `waitMs` at a time,
+   * `tries` times; throws naming DATABASE_LISTEN_URL when it never arrives (a LISTEN through a transaction pooler).
+   */
+  confirm(send: (payload: string) => Promise<void>, waitMs?: number, tries?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,11 +40,14 @@ export function listenForSchemaChanges(
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = 250;
+  const checks = new Map<string, () => void>();
 
   const connect = async (): Promise<void> => {
     const candidate = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
     candidate.on('notification', (message) => {
-      if (message.channel === SCHEMA_CHANNEL) onChange();
+      if (message.channel !== SCHEMA_CHANNEL) return;
+      if (message.payload?.startsWith(CHECK)) checks.get(message.payload)?.();
+      else onChange();
     });
     candidate.on('error', (error) => {
       onError(error);
@@ -77,6 +89,26 @@ export function listenForSchemaChanges(
   };
 
   return connect().then(() => ({
+    async confirm(send: (payload: string) => Promise<void>, waitMs = 5_000, tries = 3) {
+      for (let attempt = 0; attempt < tries; attempt += 1) {
+        const payload = `${CHECK}${randomUUID()}`;
+        const arrived = new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), waitMs);
+          checks.set(payload, () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+        await send(payload);
+        const heard = await arrived;
+        checks.delete(payload);
+        if (heard) return;
+      }
+      throw new Error(
+        `DATABASE_LISTEN_URL: a notification sent through DATABASE_URL did not arrive on the listening connection (${tries} tries of ${waitMs} ms). ` +
+          'LISTEN needs a session connection to the primary: set DATABASE_LISTEN_URL to one (not through a transaction pooler).',
+      );
+    },
     async close() {
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);

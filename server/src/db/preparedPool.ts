@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { quote } from './identifiers.js';
 
 /** Named statements one connection keeps at most; past it the least recently used is deallocated. */
 export const MAX_PREPARED_PER_CONNECTION = 200;
@@ -23,6 +22,11 @@ export class PreparedPool {
   constructor(
     readonly pool: pg.Pool,
     private readonly perConnection = MAX_PREPARED_PER_CONNECTION,
+    /**
+     * Behind a transaction pooler (DATABASE_POOL_MODE=transaction) a connection carries no session state: each
+     * statement runs in `BEGIN; SET LOCAL statement_timeout = <ms>` ... `COMMIT` instead of a startup parameter.
+     */
+    private readonly transactionTimeoutMs: number | null = null,
   ) {}
 
   /**
@@ -41,12 +45,27 @@ export class PreparedPool {
         return;
       }
       this.admit(client, config.name);
-      client.query(config as pg.QueryConfig, (error: Error | undefined, result: pg.QueryResult) => {
+      const done = (error: Error | undefined, result: pg.QueryResult) => {
         // An ordinary SQL error leaves the connection (and its prepared statements) fine: keep it.
         release(error && !isStatementError(error) ? error : undefined);
         if (!error) resolve(result);
         else if (retry && isRetryable(error)) this.run(config, false, resolve, reject);
         else reject(error);
+      };
+      if (this.transactionTimeoutMs === null) client.query(config as pg.QueryConfig, done);
+      else this.inTransaction(client, config, done);
+    });
+  }
+
+  /**
+   * The statement in a transaction of its own with its timeout set for it alone: queued back to back on the one
+   * client, so the pooler keeps the same server connection from BEGIN to COMMIT. A failed statement rolls it back.
+   */
+  private inTransaction(client: pg.PoolClient, config: pg.QueryConfig, done: (error: Error | undefined, result: pg.QueryResult) => void): void {
+    client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.floor(this.transactionTimeoutMs!)}`, (beginError: Error | undefined) => {
+      if (beginError) return done(beginError, undefined as unknown as pg.QueryResult);
+      client.query(config, (error: Error | undefined, result: pg.QueryResult) => {
+        client.query(error ? 'ROLLBACK' : 'COMMIT', (endError: Error | undefined) => done(error ?? endError, result));
       });
     });
   }
@@ -63,8 +82,9 @@ export class PreparedPool {
       const oldest = known.keys().next().value!;
       known.delete(oldest);
       delete (client as unknown as { connection: DriverConnection }).connection.parsedStatements[oldest];
-      // Queued ahead of this request's statement on the same connection: no extra wait.
-      client.query(`DEALLOCATE ${quote(oldest)}`).catch(() => undefined);
+      // Queued ahead of this request's statement on the same connection: no extra wait. The protocol's Close, never
+      // SQL DEALLOCATE, which a transaction pooler forwards without forgetting the name (pgbouncer#991).
+      client.query(new CloseStatement(oldest) as unknown as pg.QueryConfig).catch(() => undefined);
     }
     known.set(name, true);
   }
@@ -77,4 +97,53 @@ const isRetryable = (error: unknown) => RETRYABLE.has((error as { code?: unknown
 function isStatementError(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
   return typeof code === 'string' && code.length === 5 && !code.startsWith('08') && !code.startsWith('57P') && severity === 'ERROR';
+}
+
+/** What node-postgres hands a Submittable (the parts used here). */
+interface ProtocolConnection {
+  close(message: { type: 'S' | 'P'; name: string }): void;
+  sync(): void;
+}
+
+/**
+ * A prepared statement closed by the protocol's Close message (then Sync), as a node-postgres Submittable: the
+ * server, or the pooler in front of it, forgets the name.
+ */
+export class CloseStatement {
+  private settle: { resolve: () => void; reject: (error: unknown) => void } | null = null;
+  private error: unknown = null;
+  private readonly promise: Promise<void>;
+
+  constructor(readonly statementName: string) {
+    this.promise = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+
+  submit(connection: ProtocolConnection): void {
+    connection.close({ type: 'S', name: this.statementName });
+    connection.sync();
+  }
+
+  handleError(error: unknown): void {
+    this.error = error;
+  }
+
+  handleReadyForQuery(): void {
+    if (this.error) this.settle?.reject(this.error);
+    else this.settle?.resolve();
+  }
+
+  // Nothing else comes back for a Close (CloseComplete is not passed on by the driver).
+  handleCommandComplete(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+
+  then<T>(onFulfilled?: () => T, onRejected?: (error: unknown) => T): Promise<T> {
+    return this.promise.then(onFulfilled, onRejected);
+  }
+
+  catch<T>(onRejected: (error: unknown) => T): Promise<void | T> {
+    return this.promise.catch(onRejected);
+  }
 }
