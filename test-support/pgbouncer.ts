@@ -14,6 +14,18 @@ import { testAdminUrl } from './postgres.js';
 
 export const PGBOUNCER_MINIMUM = [1, 21] as const;
 
+/** Where the global setup (TEST_THROUGH_POOLER=1) tells test processes the pooler's URL (no database name). */
+export const POOLER_URL_ENV = 'BASALT_TEST_POOLER_URL';
+
+/** The URL through the run's pooler to `database`, when the run goes through one (TEST_THROUGH_POOLER=1). */
+export function throughPooler(database: string): string | undefined {
+  const base = process.env[POOLER_URL_ENV];
+  if (!base) return undefined;
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
 /** The version of the `pgbouncer` on PATH when it is recent enough, else why not. */
 export function pgbouncerVersion(): { ok: true; version: string } | { ok: false; reason: string } {
   let output: string;

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import supertest from 'supertest';
 import type { Limits } from '@basalt/contract';
+import { throughPooler } from '../../test-support/pgbouncer.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
@@ -45,17 +46,26 @@ export interface HarnessOptions {
 }
 
 /**
+ * How the harness reaches its database: as the options say, else through the run's pooler when there is one
+ * (TEST_THROUGH_POOLER=1, test-support/globalSetup.ts), else directly.
+ */
+function connectionOf(options: HarnessOptions, database: TestDatabase): { databaseUrl: string; poolMode?: 'session' | 'transaction'; listenUrl?: string } {
+  if (options.databaseUrl) return { databaseUrl: options.databaseUrl, poolMode: options.poolMode, listenUrl: options.listenUrl };
+  const pooled = throughPooler(database.name);
+  if (pooled) return { databaseUrl: pooled, poolMode: 'transaction', listenUrl: database.url };
+  return { databaseUrl: database.url, poolMode: options.poolMode, listenUrl: options.listenUrl };
+}
+
+/**
  * The app on its own fresh database (created, migrated, dropped), listening on a free port: requests are real HTTP,
  * so races are real races.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
   const services = await createServices({
-    databaseUrl: options.databaseUrl ?? database.url,
     jwtSecret: TEST_SECRET,
     bcryptCost: 4,
-    poolMode: options.poolMode,
-    listenUrl: options.listenUrl,
+    ...connectionOf(options, database),
     signupEnabled: options.signupEnabled ?? true,
     listen: options.listen,
     statementTimeoutMs: options.statementTimeoutMs,

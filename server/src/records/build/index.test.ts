@@ -46,7 +46,7 @@ describe('build', () => {
     const authorized = { table: schema, access };
     const plan = (request: Parameters<typeof planRequest>[0]) => planRequest(request, authorized, KEY);
     const create = buildStatement(plan({ action: 'create', table: 'todos', body: { title: 't' } }));
-    expect(create.statement.text).toMatch(/^INSERT INTO "todos" .* WHERE \(SELECT version FROM _basalt_schema\) = \$\d+ AND EXISTS \(SELECT 1 FROM users WHERE id = \$\d+\) RETURNING \*$/);
+    expect(create.statement.text).toMatch(/^\/\* b\d+ \*\/ INSERT INTO "todos" .* WHERE \(SELECT version FROM _basalt_schema\) = \$\d+ AND EXISTS \(SELECT 1 FROM users WHERE id = \$\d+\) RETURNING \*$/);
     expect(create.values.slice(-2)).toEqual([schema.schemaVersion, 'member-1']);
 
     const upsert = buildStatement(plan({ action: 'upsert', table: 'todos', id: 'a', body: { title: 't' } }));
@@ -54,14 +54,14 @@ describe('build', () => {
     expect(upsert.statement.text).toContain('WHERE "todos"."user_id" = $');
 
     const update = buildStatement(plan({ action: 'upsert', table: 'todos', id: 'a', body: { score: 1 } }));
-    expect(update.statement.text).toMatch(/^UPDATE "todos" SET "score" = \$1, "updatedAt" = now\(\) WHERE "id" = \$2 AND .*"user_id" = \$4 AND EXISTS/);
+    expect(update.statement.text).toMatch(/^\/\* b\d+ \*\/ UPDATE "todos" SET "score" = \$1, "updatedAt" = now\(\) WHERE "id" = \$2 AND .*"user_id" = \$4 AND EXISTS/);
     expect(update.values).toEqual([1, 'a', schema.schemaVersion, 'member-1', 'member-1']);
 
     const remove = buildStatement(plan({ action: 'delete', table: 'todos', id: 'a' }));
-    expect(remove.statement.text).toMatch(/^DELETE FROM "todos" WHERE "id" = \$1 AND .* RETURNING \*$/);
+    expect(remove.statement.text).toMatch(/^\/\* b\d+ \*\/ DELETE FROM "todos" WHERE "id" = \$1 AND .* RETURNING \*$/);
 
     const get = buildStatement(plan({ action: 'get', table: 'todos', id: 'a' }));
-    expect(get.statement.text).toMatch(/^SELECT \*, .* FROM "todos" WHERE "id" = \$1 AND "todos"."user_id" = \$2$/);
+    expect(get.statement.text).toMatch(/^\/\* b\d+ \*\/ SELECT \*, .* FROM "todos" WHERE "id" = \$1 AND "todos"."user_id" = \$2$/);
     expect(get.values).toEqual(['a', 'member-1']);
   });
 });

@@ -52,7 +52,9 @@ export function cached(table: TableSchema, key: string, build: () => string): St
   if (!shapes) statements.set(table, (shapes = new Map()));
   let statement = shapes.get(key);
   if (!statement) {
-    const text = build();
+    // The table's version in the text too: a transaction pooler (PgBouncer >= 1.21) shares server-side statements by
+    // their text, and one prepared before a column change would answer "cached plan must not change result type".
+    const text = `/* b${table.version} */ ${build()}`;
     statement = { text, name: `b${table.version}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` };
     // Bodies with unusual key sets make new shapes: bound the memory they can take.
     if (shapes.size >= MAX_SHAPES_PER_TABLE) shapes.clear();
