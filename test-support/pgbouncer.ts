@@ -71,6 +71,9 @@ function runAs(): { uid: number; gid: number } | undefined {
 export async function startPgBouncer(): Promise<PgBouncer> {
   const target = new URL(testAdminUrl());
   const user = decodeURIComponent(target.username || 'postgres');
+  // Clients come in on trust; PgBouncer logs in to the server with this password when the server asks for one (the
+  // embedded test PostgreSQL does).
+  const password = decodeURIComponent(target.password);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'basalt-pgbouncer-'));
   await fs.chmod(dir, 0o777);
   const port = await freePort();
@@ -93,9 +96,9 @@ export async function startPgBouncer(): Promise<PgBouncer> {
     `logfile = ${path.join(dir, 'pgbouncer.log')}`,
   ].join('\n');
   await fs.writeFile(path.join(dir, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
-  await fs.writeFile(path.join(dir, 'users.txt'), `"${user}" ""\n`, { mode: 0o644 });
+  await fs.writeFile(path.join(dir, 'users.txt'), `"${user}" "${password.replace(/"/g, '""')}"\n`, { mode: 0o600 });
   const owner = runAs();
-  if (owner) await fs.chown(dir, owner.uid, owner.gid);
+  if (owner) for (const file of [dir, path.join(dir, 'pgbouncer.ini'), path.join(dir, 'users.txt')]) await fs.chown(file, owner.uid, owner.gid);
   const child: ChildProcess = spawn('pgbouncer', [path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...(owner ?? {}) });
   const url = (database: string) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`;
   const deadline = Date.now() + 10_000;
