@@ -94,11 +94,12 @@ export class Hub {
   }
 
   get size(): number {
-    return this.live.size + this.joining.length;
+    return this.live.size + this.joining.filter((subscription) => !this.live.has(subscription)).length;
   }
 
+  /** Every open subscription, the ones still catching up included (each once). */
   subscribers(): Iterable<Subscription> {
-    return [...this.live, ...this.joining];
+    return [...this.live, ...this.joining.filter((subscription) => !this.live.has(subscription))];
   }
 
   add(subscription: Subscription): void {
@@ -165,8 +166,17 @@ export class Hub {
 
   private async tick(): Promise<void> {
     this.horizon ??= await this.log.horizon();
+    // A schema change announced (a policy, a revoked key) is applied before anything is delivered, as requests wait.
+    await this.deps.cache.whenFresh();
     if (this.deps.cache.version !== this.checkedVersion) await this.recheck();
-    while (this.joining.length > 0) await this.join(this.joining.shift()!);
+    // A subscription stays among the joining until it is live: while it catches up it still counts against the
+    // per-caller limit, gets its heartbeat and is re-checked after a policy change.
+    while (this.joining.length > 0) {
+      const next = this.joining[0]!;
+      await this.join(next);
+      const at = this.joining.indexOf(next);
+      if (at >= 0) this.joining.splice(at, 1);
+    }
     if (this.live.size === 0) return;
     const tables = [...new Set([...this.live].flatMap((subscriber) => subscriber.tables))];
     const { changes, next } = await this.log.read(this.horizon, tables);
