@@ -1,5 +1,6 @@
 import { evaluateComparison, evaluateIn, matchesLike } from './evaluate.js';
 import type { ConstantValue, ResolvedExpression, ResolvedOperand } from './resolved.js';
+import { operandsOf, someNode } from './walk.js';
 import type { Constant, ExpressionVariable, Span } from './syntax.js';
 
 /**
@@ -78,26 +79,10 @@ export function foldExpressionLeavingId(expression: ResolvedExpression, caller: 
  * caller and the values bound when it is compiled (server/src/policies/access.ts).
  */
 export function boundOnlyToColumns(node: ResolvedExpression): boolean {
-  switch (node.kind) {
-    case 'and':
-    case 'or':
-      return node.operands.every(boundOnlyToColumns);
-    case 'not':
-      return boundOnlyToColumns(node.operand);
-    case 'exists':
-      return boundOnlyToColumns(node.condition);
-    case 'compare':
-      if (node.left.kind === 'variable') return node.right.kind === 'column';
-      if (node.right.kind === 'variable') return node.left.kind === 'column';
-      return true;
-    case 'in':
-    case 'like':
-    case 'null-test':
-      return node.operand.kind !== 'variable';
-    case 'constant':
-    case 'search':
-      return true;
-  }
+  return !someNode(node, (each) => {
+    if (each.kind !== 'compare') return operandsOf(each).some((operand) => operand.kind === 'variable');
+    return (each.left.kind === 'variable' && each.right.kind !== 'column') || (each.right.kind === 'variable' && each.left.kind !== 'column');
+  });
 }
 
 /**

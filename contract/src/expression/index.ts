@@ -10,6 +10,7 @@ export { topLevelConjuncts, isCallerColumnCondition, hasCallerColumnConjunct } f
 export * from './resolved.js';
 export { resolveExpression, checkExpression } from './resolve.js';
 export { dependenciesOf, type ExpressionDependencies } from './dependencies.js';
+export { forEachNode, someNode, operandsOf } from './walk.js';
 export { foldExpression, foldExpressionForDescription, foldExpressionLeavingId, boundOnlyToColumns, ANON_CALLER, type ExpressionCaller, type DescribedCaller, type FoldedExpression } from './fold.js';
 export { matchesLike } from './evaluate.js';
 export { expressionSchemaOf, type SchemaSourceColumn, type SchemaSourceTable } from './schemaOf.js';

@@ -1,4 +1,4 @@
-import { ID_COLUMN, type ResolvedColumn, type ResolvedExpression, type ResolvedOperand, type ResolvedStep } from '@basalt/contract';
+import { forEachNode, ID_COLUMN, operandsOf, someNode, type ResolvedColumn, type ResolvedExpression, type ResolvedOperand, type ResolvedStep } from '@basalt/contract';
 import { quote } from '../../db/identifiers.js';
 import type { ColumnSchema } from '../../db/schema.js';
 import { comparesAsText } from '../values.js';
@@ -195,25 +195,7 @@ export function idsSql(node: ResolvedExpression, row: string, parameters: SqlPar
 }
 
 /** Whether a node reads `@auth.id` (a variable left by folding). */
-function readsId(node: ResolvedExpression): boolean {
-  switch (node.kind) {
-    case 'and':
-    case 'or':
-      return node.operands.some(readsId);
-    case 'not':
-      return readsId(node.operand);
-    case 'exists':
-      return readsId(node.condition);
-    case 'compare':
-      return node.left.kind === 'variable' || node.right.kind === 'variable';
-    case 'in':
-    case 'like':
-    case 'null-test':
-      return node.operand.kind === 'variable';
-    default:
-      return false;
-  }
-}
+const readsId = (node: ResolvedExpression): boolean => someNode(node, (each) => operandsOf(each).some((operand) => operand.kind === 'variable'));
 
 /**
  * The columns of the row itself a scope reads: its own columns, and the column each path starts from (a to-one step's
@@ -222,33 +204,10 @@ function readsId(node: ResolvedExpression): boolean {
 export function rootColumnsOf(scope: Scope): Set<string> {
   if (scope.kind === 'owner') return new Set([scope.ownerColumn]);
   const names = new Set<string>();
-  const operand = (operand: ResolvedOperand) => {
-    if (operand.kind === 'column' && operand.path.length === 0) names.add(operand.column.name);
-  };
-  const visit = (node: ResolvedExpression): void => {
-    switch (node.kind) {
-      case 'and':
-      case 'or':
-        return node.operands.forEach(visit);
-      case 'not':
-        return visit(node.operand);
-      case 'exists':
-        if (node.level === 1) names.add(node.step.kind === 'one' ? node.step.column : ID_COLUMN);
-        return visit(node.condition);
-      case 'compare':
-        operand(node.left);
-        return operand(node.right);
-      case 'in':
-      case 'like':
-      case 'null-test':
-        return operand(node.operand);
-      case 'search':
-        return operand(node.column);
-      case 'constant':
-        return;
-    }
-  };
-  visit(scope.condition);
+  forEachNode(scope.condition, (node) => {
+    if (node.kind === 'exists' && node.level === 1) names.add(node.step.kind === 'one' ? node.step.column : ID_COLUMN);
+    for (const operand of operandsOf(node)) if (operand.kind === 'column' && operand.path.length === 0) names.add(operand.column.name);
+  });
   return names;
 }
 
