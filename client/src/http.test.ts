@@ -68,4 +68,19 @@ describe('Retry-After', () => {
     expect(parseRetryAfter('-5')).toBeUndefined();
     expect(parseRetryAfter(null)).toBeUndefined();
   });
+
+  it('sends back the latest Basalt-Lsn a write answered as Basalt-Min-Lsn, never an older one', async () => {
+    const answers = ['1/A0', '0/FFFFFFFF', null, '2/0'];
+    let next = 0;
+    const { calls, fetch } = recorder(() => {
+      const lsn = answers[next++];
+      return new Response(JSON.stringify({ data: {} }), { status: 200, headers: lsn ? { 'basalt-lsn': lsn } : {} });
+    });
+    const http = new Http('http://api.test', undefined, fetch);
+    for (let i = 0; i < 5; i++) await http.send({ method: 'GET', path: '/api/t' });
+    const sent = calls.map((call) => (call.init?.headers as Record<string, string>)['basalt-min-lsn']);
+    // Numerically compared: 1/A0 stays ahead of 0/FFFFFFFF; a malformed or missing header changes nothing.
+    expect(sent).toEqual([undefined, '1/A0', '1/A0', '1/A0', '2/0']);
+    expect(http.minLsn).toBe('2/0');
+  });
 });

@@ -1,4 +1,4 @@
-import { APIKEY_HEADER, REQUEST_ID_HEADER } from '@basalt/contract';
+import { APIKEY_HEADER, laterLsn, LSN_HEADER, MIN_LSN_HEADER, REQUEST_ID_HEADER } from '@basalt/contract';
 import { ApiError, NetworkError, errorFromResponse, parseRetryAfter } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -38,6 +38,11 @@ export function formatQueryValue(value: QueryValue): string {
  */
 export class Http {
   private readonly baseUrl: string;
+  /**
+   * The latest `Basalt-Lsn` a write answered (a server with read replicas sends it): every later request carries it
+   * as `Basalt-Min-Lsn`, so this client always reads its own writes, whichever process or standby answers.
+   */
+  private lsn: string | null = null;
 
   constructor(
     baseUrl: string,
@@ -45,6 +50,11 @@ export class Http {
     private readonly fetchImpl: FetchLike,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The log position this client's reads ask for (`Basalt-Min-Lsn`), or null before any write answered one. */
+  get minLsn(): string | null {
+    return this.lsn;
   }
 
   url(path: string, query?: HttpRequest['query']): string {
@@ -71,6 +81,7 @@ export class Http {
 
   async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.lsn) headers[MIN_LSN_HEADER] = this.lsn;
     if (request.credentials !== false) {
       if (this.anonKey) headers[APIKEY_HEADER] = this.anonKey;
       if (request.accessToken) headers.authorization = `Bearer ${request.accessToken}`;
@@ -93,6 +104,8 @@ export class Http {
       throw new NetworkError(`${request.method} ${request.path} failed: ${reason}`, { cause });
     }
     const requestId = response.headers.get(REQUEST_ID_HEADER) ?? undefined;
+    const written = response.headers.get(LSN_HEADER);
+    if (written) this.lsn = laterLsn(this.lsn, written);
     let parsed: unknown;
     try {
       const text = await response.text();

@@ -9,3 +9,4 @@ export * from './cors.js';
 export * from './query.js';
 export * from './sse.js';
 export * from './expression/index.js';
+export * from './lsn.js';

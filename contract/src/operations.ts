@@ -7,6 +7,8 @@
 /** `GET /ready` when the service can serve (migrations ran, schema loaded, database answering). */
 export interface ReadyStatus {
   status: 'ready';
+  /** With DATABASE_REPLICA_URLS: standbys configured, and how many reads may go to now (up, not too far behind). */
+  replicas?: { configured: number; inUse: number };
 }
 
 /** Seconds covered by one point of the overview. */

@@ -16,6 +16,7 @@ import { loggedCaller } from './auth/credentials.js';
 import { healthRoute, metricsRoute, readyRoute } from './ops/routes.js';
 import { openApiRoute } from './openapi/route.js';
 import { SERVICE_VERSION } from './version.js';
+import { readYourWrites } from './replicas/headers.js';
 
 export interface AppOptions {
   bodyLimitBytes: number;
@@ -40,6 +41,8 @@ export function createApp(services: Services, options: AppOptions): Express {
 
   app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller, observe: services.telemetry.observe }));
   app.use(securityHeaders);
+  // Basalt-Min-Lsn checked on every request; with read replicas, Basalt-Lsn on every successful write.
+  app.use(readYourWrites(services.replicas));
 
   const shared = { bodyLimitBytes: options.bodyLimitBytes };
   // The record API first: it is the hot path, and every layer in front of it is matched on every request.

@@ -33,6 +33,8 @@ export interface Config {
   poolMode: PoolMode;
   /** DATABASE_LISTEN_URL: a session connection to the primary for LISTEN, migrations and index builds; unset: the database URL. */
   listenUrl: string | undefined;
+  /** Where record reads may go (issue 25): DATABASE_REPLICA_URLS and its companions; null without standbys. */
+  replicas: ReplicaConfig | null;
   signupEnabled: boolean;
   /** The abuse limits of config.json; false: all off. */
   limits: Limits | false;
@@ -46,6 +48,47 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export interface ReplicaConfig {
+  /** DATABASE_REPLICA_URLS: hot standbys of the primary, comma-separated. */
+  urls: string[];
+  /** REPLICA_WAIT_MS: how long a read waits for a standby to replay what it must see before it goes to the primary. */
+  waitMs: number;
+  /** REPLICA_MAX_LAG_MS: a standby further behind than this is skipped until it catches up. */
+  maxLagMs: number;
+  /** REALTIME_FROM_REPLICA: the realtime hub reads the change log from the first healthy standby. */
+  realtime: boolean;
+}
+
+function parseReplicas(env: NodeJS.ProcessEnv): ReplicaConfig | null {
+  const urls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError('DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs');
+    }
+    if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new ConfigError('DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs');
+  }
+  const realtime = parseBoolean(env.REALTIME_FROM_REPLICA, 'REALTIME_FROM_REPLICA');
+  if (urls.length === 0) {
+    if (realtime) throw new ConfigError('REALTIME_FROM_REPLICA=true needs DATABASE_REPLICA_URLS');
+    return null;
+  }
+  return {
+    urls,
+    waitMs: parseInteger(env.REPLICA_WAIT_MS, 'REPLICA_WAIT_MS', 20, 0, 60_000),
+    maxLagMs: parseInteger(env.REPLICA_MAX_LAG_MS, 'REPLICA_MAX_LAG_MS', 10_000, 1, 3_600_000),
+    realtime,
+  };
+}
+
+function parseBoolean(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${value}"`);
+}
 
 export type PoolMode = 'session' | 'transaction';
 
@@ -176,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: parseInteger(env.STATEMENT_TIMEOUT, 'STATEMENT_TIMEOUT', 10_000, 1, 3_600_000),
     poolMode: parsePoolMode(env.DATABASE_POOL_MODE),
     listenUrl: env.DATABASE_LISTEN_URL || undefined,
+    replicas: parseReplicas(env),
     ...readProjectConfig(configPath),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),

@@ -33,6 +33,7 @@ export async function serve(
     statementTimeoutMs: config.statementTimeoutMs,
     poolMode: config.poolMode,
     listenUrl: config.listenUrl,
+    replicas: config.replicas,
     metricsToken: config.metricsToken,
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),

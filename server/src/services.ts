@@ -1,4 +1,4 @@
-import type { PoolMode } from './config.js';
+import type { PoolMode, ReplicaConfig } from './config.js';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Limits } from '@basalt/contract';
@@ -26,6 +26,7 @@ import { TriggerPlacement } from './tracking/place.js';
 import { CaptureSwitch } from './tracking/capture.js';
 import { OwnerIndexUpgrade } from './admin/ownerIndexes.js';
 import { FirstCount } from './tracking/count.js';
+import { Replicas } from './replicas/router.js';
 import { CountFolder } from './tracking/fold.js';
 
 export interface ServiceOptions {
@@ -44,6 +45,8 @@ export interface ServiceOptions {
   poolMode?: PoolMode;
   /** DATABASE_LISTEN_URL: LISTEN, migrations and the owner-index upgrade's session lock; default `databaseUrl`. */
   listenUrl?: string;
+  /** DATABASE_REPLICA_URLS and its companions: record reads may go to these standbys. */
+  replicas?: ReplicaConfig | null;
   /** false: do not LISTEN for schema changes (tests of the version guard alone). */
   listen?: boolean;
   /** false: migrations and the DDL trigger were already done (by a cluster primary before it forked). */
@@ -61,6 +64,8 @@ export interface Services {
   knex: Knex;
   /** The record API's pool: prepared statements, no query builder on the hot path. */
   pool: pg.Pool;
+  /** The read replicas and where each read goes (DATABASE_REPLICA_URLS), or null without any. */
+  replicas: Replicas | null;
   cache: SchemaCache;
   tokens: TokenService;
   passwords: PasswordHasher;
@@ -122,7 +127,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       await migrate(sessionKnex);
       await installDdlTrigger(sessionKnex);
     }
-    const cache = new SchemaCache(knex);
+    // With standbys, each schema load notes the primary's position: a standby must have replayed it to serve reads.
+    const cache = new SchemaCache(knex, Boolean(options.replicas));
     const placement = new TriggerPlacement(knex, cache, options.onError);
     const counting = new FirstCount(knex, cache, options.onError);
     // Every load may show a table without its write triggers (made with psql a moment ago): they go on at once. A big
@@ -169,9 +175,15 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     });
     const trimmer = new ChangeTrimmer(pool, options.onError);
     trimmer.start();
+    const primaryRecords = new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null);
+    const replicas = options.replicas
+      ? new Replicas(pool, primaryRecords, { ...options.replicas, poolSize: options.poolSize ?? 10, statementTimeoutMs, transactionPooled, onError: options.onError })
+      : null;
+    await replicas?.start();
     return {
       knex,
       pool,
+      replicas,
       cache,
       tokens,
       passwords,
@@ -188,12 +200,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       trimmer,
       counting,
       folder,
-      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, metricsToken: options.metricsToken }),
+      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, replicas, metricsToken: options.metricsToken }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {
         confirmCaller: (caller) => keys.confirm(caller),
-        pool: new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null),
+        pool: primaryRecords,
+        ...(replicas ? { readPool: (needs: Parameters<Replicas['readPool']>[0]) => replicas.readPool(needs) } : {}),
         cache,
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),
@@ -216,6 +229,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await sweeper.stop();
         await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
+        await replicas?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
       },

@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../../test-support/databa
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
 import { createHttpServer } from '../src/http/server.js';
+import type { ReplicaConfig } from '../src/config.js';
 
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 
@@ -43,6 +44,8 @@ export interface HarnessOptions {
   poolMode?: 'session' | 'transaction';
   /** DATABASE_LISTEN_URL. */
   listenUrl?: string;
+  /** DATABASE_REPLICA_URLS and its companions. */
+  replicas?: ReplicaConfig;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     poolSize: options.poolSize,
     limits: options.limits,
     metricsToken: options.metricsToken,
+    replicas: options.replicas,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -10,6 +10,7 @@ import { accountGone, ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { administeredTable, answerRecordCall, explainAccess, parseCheckInput, parsePaging, queryBytesOf, type RecordAction, type RecordCall, type RecordDeps } from '../records/index.js';
 import { viewerOf } from './viewAs.js';
+import { freshnessOf } from '../replicas/headers.js';
 import { answerFresh } from '../db/fresh.js';
 import { parseColumnDefinition, parseColumnSettings, parseCreateTable, parsePolicyChange } from './definitions.js';
 import type { TableAdmin } from './tables.js';
@@ -109,7 +110,7 @@ export function adminRoutes(deps: {
       const target = action === 'list' || action === 'create' ? { action, table } : { action, table, id: String(req.params.id) };
       const { as, ...query } = req.query as Record<string, unknown>;
       const readBody = (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res);
-      let call: RecordCall = { surface: 'admin', caller: callerOf(req), target, query, queryBytes: queryBytesOf(req.url), readBody };
+      let call: RecordCall = { surface: 'admin', caller: callerOf(req), target, query, queryBytes: queryBytesOf(req.url), readBody, freshness: freshnessOf(req) };
       if (as !== undefined) {
         if (action !== 'list') throw new ApiError('VALIDATION_ERROR', 'as is taken only by the records list', { parameter: 'as' });
         // What that caller would see through /api: their policy and rules, the cursor bound to them.

@@ -16,7 +16,12 @@ interface DriverConnection {
  * It also keeps a connection whose statement failed with an ordinary SQL error (a unique violation, a timeout):
  * `pool.query` releases the client with the error, which closes the connection and loses its prepared statements.
  */
-export class PreparedPool {
+/** What runs the record pipeline's statements: the primary's record pool, or a standby's for reads. */
+export interface StatementPool {
+  query<R extends pg.QueryResultRow | unknown[] = pg.QueryResultRow>(config: pg.QueryConfig & { name: string; rowMode?: 'array' }): Promise<pg.QueryResult<R>>;
+}
+
+export class PreparedPool implements StatementPool {
   private readonly names = new WeakMap<pg.PoolClient, Map<string, true>>();
 
   constructor(
@@ -97,6 +102,11 @@ const isRetryable = (error: unknown) => RETRYABLE.has((error as { code?: unknown
 function isStatementError(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
   return typeof code === 'string' && code.length === 5 && !code.startsWith('08') && !code.startsWith('57P') && severity === 'ERROR';
+}
+
+/** The connection failed (refused, lost, timed out, the server shutting down), not one statement on it. */
+export function isConnectionError(error: unknown): boolean {
+  return !isStatementError(error);
 }
 
 /** What node-postgres hands a Submittable (the parts used here). */

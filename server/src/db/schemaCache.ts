@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { introspect } from './introspect.js';
-import type { ExpressionSchema } from '@basalt/contract';
+import { parseLsn, type ExpressionSchema } from '@basalt/contract';
 import { isServed, type TableSchema } from './schema.js';
 import { expressionSchema } from '../policies/rules.js';
 
@@ -17,7 +17,19 @@ export class SchemaCache {
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
-  constructor(private readonly knex: Knex) {}
+  /** The primary's log position read after the last load (with read replicas: what a standby must have replayed). */
+  private loadedLsn = 0n;
+
+  /** `trackPosition`: read the primary's log position after each load (only with read replicas, issue 25). */
+  constructor(
+    private readonly knex: Knex,
+    private readonly trackPosition = false,
+  ) {}
+
+  /** The primary's log position after the schema in memory was read: a standby that replayed it has this schema. */
+  get lsn(): bigint {
+    return this.loadedLsn;
+  }
 
   /** A table `/api` serves, or undefined. */
   served(name: string): TableSchema | undefined {
@@ -88,6 +100,8 @@ export class SchemaCache {
 
   private async load(): Promise<void> {
     const { tables, version } = await introspect(this.knex);
+    // Read after the catalog: at least the position of every schema change the load saw.
+    if (this.trackPosition) this.loadedLsn = parseLsn(String((await this.knex.raw<{ rows: Array<{ lsn: string }> }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]?.lsn)) ?? 0n;
     this.tables = tables;
     this.loadedVersion = version;
     this.loads += 1;

@@ -1,5 +1,6 @@
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { HttpSeries } from './httpSeries.js';
+import type { Replicas } from '../replicas/router.js';
 
 /**
  * The Prometheus metrics of one process (`GET /metrics`, API.md "Operations"). Request counts and durations are
@@ -17,6 +18,8 @@ export interface MetricSources {
   realtimeStreams: () => number;
   /** Changes the realtime hub could not deliver since start (their subscribers got a reset). */
   realtimeUndeliverable: () => number;
+  /** The read replicas: each standby's lag, use and reads served, and the reads that fell back to the primary. */
+  replicas?: Pick<Replicas, 'report' | 'primaryFallbacks'> | null;
 }
 
 /** Seconds; from a millisecond to ten seconds, the range where an API's latency means something. */
@@ -73,6 +76,7 @@ export class ProcessMetrics {
       "Changes whose rows could not be read back into their table's types (their subscribers got a reset event instead)",
       sources.realtimeUndeliverable,
     );
+    if (sources.replicas) replicaMetrics(registers, sources.replicas);
     const workers = new Gauge({ name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, labelNames: ['state'], registers });
     workers.set({ state: 'answered' }, 1);
     workers.set({ state: 'missing' }, 0);
@@ -116,6 +120,45 @@ function counter(registers: Registry[], name: string, help: string, read: () => 
       counted = total;
     },
   });
+}
+
+/** Per standby: lag and whether reads go to it (the worst of the workers), reads served; reads the primary took instead. */
+function replicaMetrics(registers: Registry[], replicas: Pick<Replicas, 'report' | 'primaryFallbacks'>): void {
+  new Gauge({
+    name: 'basalt_replica_lag_seconds',
+    help: "How far each standby is behind the primary: the time since its replayed position was first below the primary's sampled position",
+    labelNames: ['standby'],
+    aggregator: 'max',
+    registers,
+    collect() {
+      for (const standby of replicas.report()) this.set({ standby: standby.name }, standby.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: 'basalt_replica_in_use',
+    help: 'Whether record reads may go to the standby (1: it answers and is within REPLICA_MAX_LAG_MS; 0: skipped)',
+    labelNames: ['standby'],
+    aggregator: 'min',
+    registers,
+    collect() {
+      for (const standby of replicas.report()) this.set({ standby: standby.name }, standby.inUse ? 1 : 0);
+    },
+  });
+  const served = new Map<string, number>();
+  new Counter({
+    name: 'basalt_replica_reads_total',
+    help: 'Record reads served by each standby',
+    labelNames: ['standby'],
+    registers,
+    collect() {
+      for (const standby of replicas.report()) {
+        const before = served.get(standby.name) ?? 0;
+        this.inc({ standby: standby.name }, standby.served - before);
+        served.set(standby.name, standby.served);
+      }
+    },
+  });
+  counter(registers, 'basalt_replica_primary_fallbacks_total', 'Record reads served by the primary because no standby had replayed what they must see in time (or a standby failed mid-read)', () => replicas.primaryFallbacks);
 }
 
 export type MetricsPart = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;

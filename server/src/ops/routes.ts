@@ -41,7 +41,9 @@ export function healthRoute(telemetry: Telemetry): RequestHandler {
 export function readyRoute(telemetry: Telemetry): RequestHandler {
   return async (_req, res) => {
     if (!(await telemetry.ready())) throw new ApiError('UNAVAILABLE', 'The service is not ready: the database does not answer, or it is starting or stopping');
-    const status: ReadyStatus = { status: 'ready' };
+    // Standbys are counted, never a reason to be unready: reads go to the primary while none is in use.
+    const replicas = telemetry.replicaCounts();
+    const status: ReadyStatus = replicas ? { status: 'ready', replicas } : { status: 'ready' };
     sendJson(res, 200, { data: status });
   };
 }

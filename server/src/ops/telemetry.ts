@@ -6,6 +6,7 @@ import type { Overview } from '@basalt/contract';
 import type { PasswordHasher } from '../auth/passwords.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import type { Hub } from '../realtime/hub.js';
+import type { Replicas } from '../replicas/router.js';
 import { answerPrimary, gatherFromPrimary, type GatherKind } from './gather.js';
 import { ProcessMetrics, type SignInOutcome } from './metrics.js';
 import { RouteLabeler } from './routeLabel.js';
@@ -17,6 +18,8 @@ export interface TelemetryDeps {
   cache: SchemaCache;
   passwords: PasswordHasher;
   hub: Hub;
+  /** The read replicas (DATABASE_REPLICA_URLS), or null. */
+  replicas?: Replicas | null;
   /** METRICS_TOKEN: unset, no Prometheus metrics are kept (the overview's counts always are). */
   metricsToken?: string;
 }
@@ -69,6 +72,7 @@ export class Telemetry {
           passwordJobs: () => deps.passwords.load(),
           realtimeStreams: () => deps.hub.size,
           realtimeUndeliverable: () => deps.hub.undeliverable,
+          replicas: deps.replicas ?? null,
         })
       : null;
   }
@@ -121,6 +125,12 @@ export class Telemetry {
   async ready(): Promise<boolean> {
     if (this.stopping || this.deps.cache.loadCount === 0) return false;
     return this.databaseAnswers();
+  }
+
+  /** With read replicas: how many are configured and how many reads may go to now (per-standby lag is in /metrics). */
+  replicaCounts(): { configured: number; inUse: number } | undefined {
+    const { replicas } = this.deps;
+    return replicas ? { configured: replicas.standbys.length, inUse: replicas.inUse().length } : undefined;
   }
 
   /** `SELECT 1` answered within READY_TIMEOUT_MS (a probe must answer well within its own timeout). */

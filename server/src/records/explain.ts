@@ -9,6 +9,10 @@ import { checkedWrite, verdictStatement, READABLE } from './build/ruled.js';
 import { insertStatement, updateStatement } from './build/writes.js';
 import type { Built } from './build/shared.js';
 import type { Executor } from './execute/outcome.js';
+import type { PreparedPool } from '../db/preparedPool.js';
+
+/** The check runs its writes in a transaction of its own on the primary's record pool. */
+type PrimaryExecutor = Executor & { pool: PreparedPool };
 import { run } from './execute/run.js';
 import { coerceId } from './plan.js';
 import { randomId } from '../ids.js';
@@ -30,7 +34,7 @@ export type CheckAnswer = RuleCheckAnswer;
 const REFUSED = 'BR403';
 
 /** A write run and rolled back: whether the statement's own rule check refused it. */
-async function refusedInDryRun(executor: Executor, built: Built): Promise<boolean> {
+async function refusedInDryRun(executor: PrimaryExecutor, built: Built): Promise<boolean> {
   const client = await executor.pool.pool.connect();
   try {
     await client.query('BEGIN');
@@ -45,7 +49,7 @@ async function refusedInDryRun(executor: Executor, built: Built): Promise<boolea
   }
 }
 
-export async function explainAccess(executor: Executor, table: TableSchema, caller: Caller, input: CheckInput): Promise<CheckAnswer> {
+export async function explainAccess(executor: PrimaryExecutor, table: TableSchema, caller: Caller, input: CheckInput): Promise<CheckAnswer> {
   const { operation } = input;
   const rules = describedRules(table);
   const member: RuleMember = operation;

@@ -4,6 +4,8 @@ import type { Caller } from '../policies/caller.js';
 import { authorizeRecords, type Authorized, type Surface } from './authorize.js';
 import { execute, type Executor } from './execute/index.js';
 import { answerFresh } from '../db/fresh.js';
+import type { PreparedPool, StatementPool } from '../db/preparedPool.js';
+import type { Freshness } from '../replicas/headers.js';
 import { operationOf, parseRequest, takesArrayBody, takesBody, type Body, type QueryParams, type RecordTarget } from './parse.js';
 import { planRequest } from './plan.js';
 import { respond, type Answer } from './respond.js';
@@ -14,12 +16,19 @@ import { respond, type Answer } from './respond.js';
  */
 
 export interface RecordDeps extends Executor {
+  /** The primary's record pool (writes, and reads without replicas). */
+  pool: PreparedPool;
   cache: SchemaCache;
   /**
    * An API key caller checked again when the schema version moved since its key was verified (a revocation moves
    * it): the caller as it now stands, or a 401.
    */
   confirmCaller(caller: Caller): Promise<Caller>;
+  /**
+   * With read replicas: where a read runs, given what it must see (the schema it was planned with, the request's
+   * `Basalt-Min-Lsn`, the caller's remembered writes). Without: every statement runs on `pool`.
+   */
+  readPool?(needs: { schemaLsn: bigint; minLsn: bigint | null; userId: string | null }): Promise<StatementPool>;
 }
 
 /** A record request as a route file hands it over: who calls, what they name, and how to read the body. */
@@ -36,6 +45,8 @@ export interface RecordCall {
    * policy allowed the write.
    */
   readBody(arrays: boolean): Promise<Body | unknown[]>;
+  /** Read-your-writes: the request's `Basalt-Min-Lsn` and the signed-in caller (replicas/headers.ts). */
+  freshness?: Freshness;
   /** The owner's records list seen as another caller (`?as=`): its cursors are bound to that caller. */
   viewAs?: string;
 }
@@ -95,7 +106,10 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     const request = parseRequest(target, call.query, body, call.queryBytes);
     if (call.viewAs !== undefined && request.action === 'list') request.params.viewAs = call.viewAs;
     const plan = planRequest(request, authorized, deps.cursorKey);
-    return execute(deps, plan);
+    if (!deps.readPool || operation !== 'read') return execute(deps, plan);
+    // A read may go to a standby that replayed the schema it was planned with and what the caller wrote.
+    const { minLsn = null, userId = null } = call.freshness ?? {};
+    return execute({ ...deps, pool: await deps.readPool({ schemaLsn: cache.lsn, minLsn, userId }) }, plan);
   });
   return respond(target.action, outcome);
 }

@@ -6,6 +6,7 @@ import { jsonBodyReader, jsonObjectReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { parseTarget, queryBytesOf, type RecordTarget } from './parse.js';
 import { answerRecordCall, type RecordDeps } from './pipeline.js';
+import { freshnessOf } from '../replicas/headers.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -31,7 +32,7 @@ export function recordRoutes(deps: RecordDeps & { tokens: TokenService; keys: Ke
       return;
     }
     req.recordTarget = target;
-    const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res) };
+    const call = { surface: 'api' as const, caller, target, query: req.query, queryBytes: queryBytesOf(req.url), readBody: (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res), freshness: freshnessOf(req) };
     const answer = await answerRecordCall(deps, call);
     sendJson(res, answer.status, answer.body);
   };

@@ -1,4 +1,4 @@
-import type { PreparedPool } from '../../db/preparedPool.js';
+import type { StatementPool } from '../../db/preparedPool.js';
 import type { CursorKey } from '../query/cursor.js';
 import type { Row } from '../plan.js';
 
@@ -6,7 +6,7 @@ import type { Row } from '../plan.js';
 
 export interface Executor {
   /** The record API's pool: named prepared statements (a bounded number per connection), no query builder. */
-  pool: PreparedPool;
+  pool: StatementPool;
   /** Whether the schema version moved past the one a statement was planned with. */
   isStale(since: number): Promise<boolean>;
   /** Asked only when a write changed nothing, to say why. */

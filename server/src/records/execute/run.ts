@@ -1,4 +1,4 @@
-import type { PreparedPool } from '../../db/preparedPool.js';
+import type { StatementPool } from '../../db/preparedPool.js';
 import type { TableSchema } from '../../db/schema.js';
 import { StaleSchemaError } from '../../db/fresh.js';
 import { KEY_PREFIX, PRESENT, VERSION, type Built } from '../build/index.js';
@@ -7,7 +7,7 @@ import type { Row } from '../plan.js';
 /** Running a built statement on the record pool, and reading its bookkeeping columns apart from the records. */
 
 /** Runs a prepared statement on the pool: the server parses and plans it once per connection. */
-export async function run(pool: PreparedPool, { statement, values }: Built): Promise<Row[]> {
+export async function run(pool: StatementPool, { statement, values }: Built): Promise<Row[]> {
   const result = await pool.query<Row>({ name: statement.name, text: statement.text, values });
   return result.rows;
 }
@@ -27,7 +27,7 @@ interface Shaped {
  * Runs a statement whose rows carry bookkeeping columns and builds the records without them. Deleting properties
  * from the driver's row objects would turn them into slow dictionaries, which JSON.stringify then crawls through.
  */
-export async function runShaped(pool: PreparedPool, { statement, values }: Built, keysOf = -1): Promise<Shaped> {
+export async function runShaped(pool: StatementPool, { statement, values }: Built, keysOf = -1): Promise<Shaped> {
   const result = await pool.query<unknown[]>({ name: statement.name, text: statement.text, values, rowMode: 'array' });
   const names = result.fields.map((field) => field.name);
   const keep = names.map((name) => !isBookkeeping(name));

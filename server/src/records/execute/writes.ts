@@ -1,5 +1,5 @@
 import { ID_COLUMN } from '@basalt/contract';
-import type { PreparedPool } from '../../db/preparedPool.js';
+import type { StatementPool } from '../../db/preparedPool.js';
 import type { TableSchema } from '../../db/schema.js';
 import { StaleSchemaError } from '../../db/fresh.js';
 import { accountGone, conflict, notFound, referenceConflict, referenceRefused, uniqueKeyOf } from '../../errors.js';
@@ -38,7 +38,7 @@ export function withElementIndex(error: unknown, rows: Row[]): unknown {
  * owner-scoped table). One query per such column, whatever the number of records; the first record naming another
  * row is refused exactly as a missing row would be.
  */
-export async function checkReferences(pool: PreparedPool, checks: ReferenceCheck[], rows: Row[]): Promise<void> {
+export async function checkReferences(pool: StatementPool, checks: ReferenceCheck[], rows: Row[]): Promise<void> {
   for (const check of checks) {
     const values = [...new Set(rows.map((row) => row[check.column]).filter((value) => value !== undefined && value !== null))];
     const readable = new Set((await run(pool, readableStatement(check.table, check.scope, values))).map((row) => String(row.v)));
@@ -90,7 +90,7 @@ export async function updateOrCreate(executor: Executor, plan: Extract<Plan, { k
  * A written record as the request's `select` asks for it (its columns and embeds, each embedded table under its own
  * policy), read back by id after the write; without a select, the record as stored.
  */
-export async function selected(pool: PreparedPool, plan: Plan, outcome: Outcome): Promise<Outcome> {
+export async function selected(pool: StatementPool, plan: Plan, outcome: Outcome): Promise<Outcome> {
   if (!('selection' in plan) || !plan.selection) return outcome;
   if (outcome.kind === 'records') {
     // Rows the caller may not read (under `rules`) stay `{ id }`; the others are read back as selected.
