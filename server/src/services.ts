@@ -165,8 +165,15 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     // Capture stays on a minute past the retention after the last subscriber left: a resume within it misses nothing.
     const capture = new CaptureSwitch(knex, cache, RETENTION_MS + 60_000, options.onError);
     capture.start();
+    const primaryRecords = new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null);
+    const replicas = options.replicas
+      ? new Replicas(pool, primaryRecords, { ...options.replicas, poolSize: options.poolSize ?? 10, statementTimeoutMs, transactionPooled, onError: options.onError })
+      : null;
+    await replicas?.start();
     const hub = new Hub({
       pool,
+      // REALTIME_FROM_REPLICA: the log is read from the first standby in use (trim, counts and captures stay on the primary).
+      ...(replicas && options.replicas?.realtime ? { changeSource: () => replicas.inUse()[0]?.pool ?? null } : {}),
       cache,
       confirmCaller: (caller) => keys.confirm(caller),
       keepCaptured: (tables) => capture.keep(tables),
@@ -175,11 +182,6 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     });
     const trimmer = new ChangeTrimmer(pool, options.onError);
     trimmer.start();
-    const primaryRecords = new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null);
-    const replicas = options.replicas
-      ? new Replicas(pool, primaryRecords, { ...options.replicas, poolSize: options.poolSize ?? 10, statementTimeoutMs, transactionPooled, onError: options.onError })
-      : null;
-    await replicas?.start();
     return {
       knex,
       pool,

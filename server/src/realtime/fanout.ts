@@ -15,7 +15,8 @@ import { eventIdOf, isAfter, type Change, type Place } from './log.js';
  */
 
 export interface FanOutDeps {
-  pool: pg.Pool;
+  /** Where the changes' rows are read back: the same source as the log they came from. */
+  source(): pg.Pool;
   cache: SchemaCache;
   onError?: (error: unknown) => void;
 }
@@ -78,7 +79,7 @@ export class FanOut {
           filters.set(rule.key, rule);
         }
       }
-      const converted = await changeRowsIsolated(this.deps.pool, table, indexes.map((index) => changes[index]!), [...filters.values()]);
+      const converted = await changeRowsIsolated(this.deps.source(), table, indexes.map((index) => changes[index]!), [...filters.values()]);
       indexes.forEach((index, position) => (rows[index] = converted.rows[position] ?? null));
       for (const position of converted.undeliverable) undeliverable.add(indexes[position]!);
       if (converted.undeliverable.length > 0) {

@@ -49,6 +49,11 @@ export interface Subscription {
 
 export interface HubDeps {
   pool: pg.Pool;
+  /**
+   * REALTIME_FROM_REPLICA: the pool of the standby the log may be read from now (answering, not too far behind), or
+   * null. The hub keeps one source while it has subscribers: a standby until it fails, then the primary.
+   */
+  changeSource?(): pg.Pool | null;
   cache: SchemaCache;
   /** A key caller checked again after the schema version moved (a revocation moves it). */
   confirmCaller(caller: Caller): Promise<Caller>;
@@ -78,9 +83,17 @@ export class Hub {
   private readonly ended = new WeakSet<Subscription>();
   private readonly fanOut: FanOut;
 
+  /** The standby this hub reads the log from, or null: the primary. */
+  private standby: pg.Pool | null = null;
+
   constructor(private readonly deps: HubDeps) {
-    this.log = new ChangeLog(deps.pool);
-    this.fanOut = new FanOut(deps, (subscriber, error) => this.drop(subscriber, error), (subscriber) => this.floors.get(subscriber));
+    this.log = new ChangeLog(() => this.source);
+    this.fanOut = new FanOut({ cache: deps.cache, onError: deps.onError, source: () => this.source }, (subscriber, error) => this.drop(subscriber, error), (subscriber) => this.floors.get(subscriber));
+  }
+
+  /** Where the log and its rows are read: one source per stretch of subscribers, its horizon never moving back. */
+  private get source(): pg.Pool {
+    return this.standby ?? this.deps.pool;
   }
 
   /** Changes that could not be delivered since start (their table's subscribers got a reset instead): a metric. */
@@ -150,13 +163,18 @@ export class Hub {
     // With nobody listening nothing is read; the next subscriber starts from then.
     this.horizon = null;
     this.last = null;
+    this.standby = null;
   }
 
   private schedule(delay: number): void {
     if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.tick()
-        .catch((error: unknown) => this.deps.onError?.(error))
+        .catch((error: unknown) => {
+          // A standby that fails is left for the primary, which holds every change the standby had replayed.
+          this.standby = null;
+          this.deps.onError?.(error);
+        })
         .finally(() => {
           this.timer = undefined;
           if (this.size > 0) this.schedule(POLL_MS);
@@ -165,6 +183,10 @@ export class Hub {
   }
 
   private async tick(): Promise<void> {
+    if (this.horizon === null) this.standby = this.deps.changeSource?.() ?? null;
+    // From a standby to the primary, never back while it has subscribers: a catch-up read on a standby below a
+    // horizon taken on the primary could miss transactions the standby has not replayed yet.
+    else if (this.standby && this.deps.changeSource?.() !== this.standby) this.standby = null;
     this.horizon ??= await this.log.horizon();
     // A schema change announced (a policy, a revoked key) is applied before anything is delivered, as requests wait.
     await this.deps.cache.whenFresh();
@@ -183,7 +205,8 @@ export class Hub {
     const fresh = this.last ? changes.filter((change) => isAfter(change, this.last!)) : changes;
     await this.fanOut.deliver(fresh, [...this.live]);
     if (changes.length > 0) this.last = changes[changes.length - 1]!;
-    this.horizon = next;
+    // A source behind the last one read (the primary's horizon, then a standby's) never moves the hub back.
+    if (next > this.horizon) this.horizon = next;
   }
 
   /**

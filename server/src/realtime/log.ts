@@ -69,7 +69,12 @@ function changesOf(row: ChangeRow): Change[] {
 export const READ_LIMIT = 5_000;
 
 export class ChangeLog {
-  constructor(private readonly pool: pg.Pool) {}
+  /** `source`: where the log is read, asked per statement (the realtime hub may read it from a standby). */
+  constructor(private readonly source: pg.Pool | (() => pg.Pool)) {}
+
+  private get pool(): pg.Pool {
+    return typeof this.source === 'function' ? this.source() : this.source;
+  }
 
   /** Where reading starts for a process that has read nothing yet: everything before now is history. */
   async horizon(): Promise<bigint> {
