@@ -20,6 +20,7 @@ import { createProject, seedItems, seedMyItems, seedShared, SHARED_GROWTH_ROWS }
 import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { runRounds, type Bench } from './measure.js';
+import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -225,8 +226,16 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+/** A full run (not --smoke, not --only) ends with the replica and pooler part (bench/replicas.ts), into the same file. */
+async function runAll(options: BenchOptions): Promise<BenchOutcome> {
+  const outcome = await runBench(options);
+  if (options.smoke || options.only !== null) return outcome;
+  const replicas = await runReplicaBench({ ...parseReplicaOptions([]), out: options.out });
+  return { ...outcome, ok: outcome.ok && replicas.ok, problems: [...outcome.problems, ...replicas.problems] };
+}
+
 if (invokedDirectly) {
-  runBench(parseOptions(process.argv.slice(2))).then(
+  runAll(parseOptions(process.argv.slice(2))).then(
     (outcome) => process.exit(outcome.ok ? 0 : 1),
     (error: unknown) => {
       console.error(error instanceof Error ? error.stack : error);

@@ -6,6 +6,7 @@ import { CONCURRENT, SERVERS } from './report.js';
 import { MAIN_SCENARIOS } from './queryScenarios.js';
 import { parseRealtimeOptions, parseRulesRealtimeOptions, runRealtimeBench } from './realtime.js';
 import { runRulesRealtimeBench } from './realtimeRules.js';
+import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 
 // The benchmark itself is not part of npm test; this smoke run of it is: one short round at a gentle rate, on the
 // test Postgres, checking that every scenario answers 2xx with the right shape on Basalt (1 and 2 workers) and on the
@@ -44,3 +45,13 @@ test('npm run bench:realtime -- --smoke delivers each change under a rule to exa
   expect([outcome.missed, outcome.extra]).toEqual([0, 0]);
   expect(outcome.delivered).toBe(outcome.expected);
 }, 60_000);
+
+// S1's smoke run (issue 25): a primary and a hot standby of its own, 200 write-then-read pairs by 4 callers: none
+// stale, the standby serving reads; R2 routed to it, and R1-R3/W1 through PgBouncer when one is on PATH.
+test('npm run bench:replicas -- --smoke reads every write back, from the standby', async () => {
+  const outcome = await runReplicaBench(parseReplicaOptions(['--smoke']));
+  expect(outcome.problems).toEqual([]);
+  expect(outcome.s1).toMatchObject({ pairs: 200, stale: 0, failed: 0 });
+  expect(outcome.s1!.fromStandby).toBeGreaterThan(0);
+  expect(outcome.r2Ratio).toBeGreaterThan(0);
+}, 120_000);

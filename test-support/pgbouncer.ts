@@ -68,8 +68,9 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-export async function startPgBouncer(): Promise<PgBouncer> {
-  const target = new URL(testAdminUrl());
+/** `targetUrl`: the PostgreSQL it pools (default: the test PostgreSQL). */
+export async function startPgBouncer(targetUrl = testAdminUrl()): Promise<PgBouncer> {
+  const target = new URL(targetUrl);
   const user = decodeURIComponent(target.username || 'postgres');
   // Clients come in on trust; PgBouncer logs in to the server with this password when the server asks for one (the
   // embedded test PostgreSQL does).

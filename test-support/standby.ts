@@ -61,7 +61,6 @@ port = ${port}
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '${socketDir}'
 fsync = off
-synchronous_commit = off
 full_page_writes = off
 wal_level = replica
 hot_standby = on
