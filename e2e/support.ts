@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page } from '@playwright/test';
-import { spawnServer, type SpawnedServer } from '../test-support/server.js';
+import { spawnServer, type SpawnOptions, type SpawnedServer } from '../test-support/server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -15,11 +15,11 @@ export const PASSWORD = 'correct-horse-battery';
 export const OWNER_EMAIL = 'owner@example.test';
 
 /** The real server on a fresh database, serving the built console; refuses to run against a missing build. */
-export async function startServer(): Promise<SpawnedServer> {
+export async function startServer(options: SpawnOptions = {}): Promise<SpawnedServer> {
   if (!fs.existsSync(path.join(root, 'console/dist/index.html'))) {
     throw new Error('console/dist is missing: run `npm run build` before the e2e suite');
   }
-  return spawnServer();
+  return spawnServer(options);
 }
 
 export interface HttpAnswer {

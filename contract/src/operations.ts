@@ -34,10 +34,24 @@ export interface OverviewPoint {
   signInFailures: number;
 }
 
+/** One read replica as the overview shows it (DATABASE_REPLICA_URLS). */
+export interface StandbyStatus {
+  /** `host:port/database` of its URL, never its credentials. */
+  name: string;
+  /** Whether record reads may go to it now (every process agrees: answering, within REPLICA_MAX_LAG_MS). */
+  inUse: boolean;
+  /** How far it is behind the primary (the largest any process measured). */
+  lagSeconds: number;
+  /** Record reads it served since the processes started. */
+  reads: number;
+}
+
 /** `GET /admin/overview` (owner only): the last hour, oldest point first, empty buckets included as zeros. */
 export interface Overview {
   bucketSeconds: number;
   /** Worker processes whose numbers are summed (1 unless WORKERS=N). */
   workers: number;
   points: OverviewPoint[];
+  /** With read replicas only: each standby, and the record reads the primary served because none could. */
+  replicas?: { standbys: StandbyStatus[]; primaryFallbacks: number };
 }

@@ -42,6 +42,26 @@ describe('containers', () => {
     }
   });
 
+  it('has a compose variant with a standby and PgBouncer that docker-compose validates on top of the base file', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'basalt-compose-replicas-'));
+    try {
+      for (const file of ['docker-compose.yml', 'docker-compose.replicas.yml', 'config.json']) await fs.copyFile(path.join(root, file), path.join(dir, file));
+      await fs.cp(path.join(root, 'docker'), path.join(dir, 'docker'), { recursive: true });
+      await fs.copyFile(path.join(root, '.env.example'), path.join(dir, '.env'));
+      const files = ['-f', path.join(dir, 'docker-compose.yml'), '-f', path.join(dir, 'docker-compose.replicas.yml')];
+      const { stdout } = await run('docker-compose', [...files, 'config'], { cwd: dir });
+      for (const setting of ['DATABASE_POOL_MODE: transaction', 'DATABASE_REPLICA_URLS: postgres://basalt:', '@standby:5432/basalt', '@pgbouncer:6432/basalt', 'DATABASE_LISTEN_URL: postgres://basalt:', 'pg_basebackup', 'hot_standby_feedback=on']) {
+        expect(stdout).toContain(setting);
+      }
+      await run('docker-compose', [...files, 'config', '-q'], { cwd: dir });
+      // What the variant mounts and builds is in the repository.
+      for (const file of ['docker/pgbouncer.Dockerfile', 'docker/pgbouncer-start.sh', 'docker/primary-replication.sh']) await expect(fs.access(path.join(root, file))).resolves.toBeUndefined();
+      expect(await fs.readFile(path.join(root, 'docker/pgbouncer-start.sh'), 'utf8')).toMatch(/max_prepared_statements = 200[\s\S]*query_wait_timeout = 5/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('has a Dockerfile whose every COPY source exists (in the repository, or in the build for --from=build)', async () => {
     const dockerfile = await fs.readFile(path.join(root, 'Dockerfile'), 'utf8');
     const copies = dockerfile.split('\n').filter((line) => /^COPY\s/.test(line));

@@ -10,7 +10,7 @@ import type { Replicas } from '../replicas/router.js';
 import { answerPrimary, gatherFromPrimary, type GatherKind } from './gather.js';
 import { ProcessMetrics, type SignInOutcome } from './metrics.js';
 import { RouteLabeler } from './routeLabel.js';
-import { combineTraffic, NOT_SIGN_IN, SIGN_IN_ACCEPTED, SIGN_IN_REFUSED, TrafficRing, type SignIn } from './traffic.js';
+import { combineTraffic, NOT_SIGN_IN, SIGN_IN_ACCEPTED, SIGN_IN_REFUSED, TrafficRing, type SignIn, type TrafficPart } from './traffic.js';
 
 export interface TelemetryDeps {
   knex: Knex;
@@ -107,12 +107,21 @@ export class Telemetry {
   /** The last hour of the process group's traffic. */
   async overview(): Promise<Overview> {
     if (cluster.isWorker) return (await gatherFromPrimary('traffic')) as Overview;
-    return combineTraffic([this.traffic.snapshot()]);
+    return combineTraffic([this.trafficPart()]);
+  }
+
+  /** This process's traffic ring, and its read replicas as it sees them. */
+  private trafficPart(): TrafficPart {
+    const part = this.traffic.snapshot();
+    const { replicas } = this.deps;
+    if (!replicas) return part;
+    const standbys = replicas.report().map(({ name, inUse, lagSeconds, served }) => ({ name, inUse, lagSeconds, reads: served }));
+    return { ...part, replicas: { standbys, primaryFallbacks: replicas.primaryFallbacks } };
   }
 
   /** This process's own numbers, for the primary to combine. */
   async collect(kind: GatherKind): Promise<unknown> {
-    if (kind === 'traffic') return this.traffic.snapshot();
+    if (kind === 'traffic') return this.trafficPart();
     return this.metrics ? this.metrics.registry.getMetricsAsJSON() : [];
   }
 

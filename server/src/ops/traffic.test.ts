@@ -37,3 +37,16 @@ describe('the overview traffic ring', () => {
     expect(combineTraffic([ring.snapshot(NOW)], NOW).points.at(-1)).toMatchObject({ requests: 1, p99Ms: null });
   });
 });
+
+describe('read replicas in the overview', () => {
+  it('combines each standby over the workers: in use only when every process uses it, the largest lag, reads summed', () => {
+    const standby = (inUse: boolean, lagSeconds: number, reads: number) => ({ name: 'db2:5432/app', inUse, lagSeconds, reads });
+    const a = { ...new TrafficRing().snapshot(NOW), replicas: { standbys: [standby(true, 0.2, 10), { name: 'db3:5432/app', inUse: true, lagSeconds: 0, reads: 1 }], primaryFallbacks: 2 } };
+    const b = { ...new TrafficRing().snapshot(NOW), replicas: { standbys: [standby(false, 12, 5)], primaryFallbacks: 3 } };
+    expect(combineTraffic([a, b], NOW).replicas).toEqual({
+      standbys: [standby(false, 12, 15), { name: 'db3:5432/app', inUse: true, lagSeconds: 0, reads: 1 }],
+      primaryFallbacks: 5,
+    });
+    expect(combineTraffic([new TrafficRing().snapshot(NOW)], NOW)).not.toHaveProperty('replicas');
+  });
+});

@@ -1,4 +1,4 @@
-import { OVERVIEW_BUCKET_SECONDS, OVERVIEW_WINDOW_SECONDS, type Overview, type OverviewPoint } from '@basalt/contract';
+import { OVERVIEW_BUCKET_SECONDS, OVERVIEW_WINDOW_SECONDS, type Overview, type OverviewPoint, type StandbyStatus } from '@basalt/contract';
 
 /**
  * The owner's overview of recent traffic: each process counts its responses in 10 s buckets over the last hour, in a
@@ -32,6 +32,8 @@ export const SIGN_IN_REFUSED = 2;
 /** One process's non-empty buckets: [bucket number (ms since the epoch / BUCKET_MS), ...cells]. */
 export interface TrafficPart {
   buckets: number[][];
+  /** The process's read replicas as it sees them (DATABASE_REPLICA_URLS), combined over the workers. */
+  replicas?: NonNullable<Overview['replicas']>;
 }
 
 export class TrafficRing {
@@ -115,5 +117,19 @@ export function combineTraffic(parts: TrafficPart[], now = Date.now()): Overview
       signInFailures: cells[SIGN_IN_FAILURES]!,
     });
   }
-  return { bucketSeconds: OVERVIEW_BUCKET_SECONDS, workers: parts.length, points };
+  const replicas = combineReplicas(parts.flatMap((part) => (part.replicas ? [part.replicas] : [])));
+  return { bucketSeconds: OVERVIEW_BUCKET_SECONDS, workers: parts.length, points, ...(replicas ? { replicas } : {}) };
+}
+
+/** Each standby over the workers: in use only if every process uses it, the largest lag, the reads summed. */
+function combineReplicas(parts: Array<NonNullable<Overview['replicas']>>): Overview['replicas'] {
+  if (parts.length === 0) return undefined;
+  const standbys = new Map<string, StandbyStatus>();
+  for (const part of parts) {
+    for (const standby of part.standbys) {
+      const seen = standbys.get(standby.name);
+      standbys.set(standby.name, seen ? { name: standby.name, inUse: seen.inUse && standby.inUse, lagSeconds: Math.max(seen.lagSeconds, standby.lagSeconds), reads: seen.reads + standby.reads } : { ...standby });
+    }
+  }
+  return { standbys: [...standbys.values()], primaryFallbacks: parts.reduce((sum, part) => sum + part.primaryFallbacks, 0) };
 }

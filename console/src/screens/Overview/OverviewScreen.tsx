@@ -5,7 +5,7 @@ import { ListState } from '../../components/ListState';
 import { FormError } from '../../components/States';
 import { describeError } from '../../errors';
 import { useOverview } from '../../queries';
-import { chartsOf, formatCount, formatMs, formatRate, formatShare, summaryOf, type ChartData } from './stats';
+import { chartsOf, formatCount, formatMs, formatRate, formatShare, replicasOf, summaryOf, type ChartData } from './stats';
 import './overview.css';
 
 const TimeChart = lazy(() => import('./TimeChart'));
@@ -44,6 +44,7 @@ export function OverviewScreen() {
 function Numbers({ data, updatedAt, refreshError }: { data: Overview; updatedAt: number; refreshError: unknown }) {
   const charts = useMemo(() => chartsOf(data), [data]);
   const summary = useMemo(() => summaryOf(data), [data]);
+  const replicas = useMemo(() => replicasOf(data), [data]);
   return (
     <>
       <p className="muted page-intro">
@@ -73,6 +74,7 @@ function Numbers({ data, updatedAt, refreshError }: { data: Overview; updatedAt:
           <Stat label="Succeeded in the hour" value={formatCount(summary.signIns.ok)} testId="sign-ins-ok" />
           <Stat label="Failed in the hour" value={formatCount(summary.signIns.failed)} testId="sign-ins-failed" />
         </ChartCard>
+        {replicas && <ReplicasCard replicas={replicas} />}
       </div>
     </>
   );
@@ -104,6 +106,38 @@ function ChartCard({ id, title, data, colors, format, minMax, children }: ChartC
           <TimeChart data={data} colors={colors} format={format} minMax={minMax} />
         </LazyPart>
       </div>
+    </section>
+  );
+}
+
+/** Read replicas (DATABASE_REPLICA_URLS): whether record reads go to each standby, how far behind it is, what it served. */
+function ReplicasCard({ replicas }: { replicas: NonNullable<ReturnType<typeof replicasOf>> }) {
+  return (
+    <section className="card" aria-labelledby="replicas-title">
+      <h2 id="replicas-title">Read replicas</h2>
+      <table className="replicas-table">
+        <thead>
+          <tr>
+            <th scope="col">Standby</th>
+            <th scope="col">Reads go there</th>
+            <th scope="col">Lag</th>
+            <th scope="col">Reads served</th>
+          </tr>
+        </thead>
+        <tbody>
+          {replicas.rows.map((row) => (
+            <tr key={row.name} data-testid="standby">
+              <th scope="row">{row.name}</th>
+              <td className={row.state === 'skipped' ? 'replica-skipped' : undefined}>{row.state}</td>
+              <td>{row.lag}</td>
+              <td>{row.reads}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted">
+        Reads the primary answered because no standby had replayed what they must see in time: <strong data-testid="primary-fallbacks">{replicas.primaryFallbacks}</strong>. A skipped standby does not answer or is further behind than REPLICA_MAX_LAG_MS.
+      </p>
     </section>
   );
 }

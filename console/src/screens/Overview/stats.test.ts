@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Overview, OverviewPoint } from '@basalt/contract';
-import { chartsOf, formatMs, formatRate, formatShare, summaryOf } from './stats';
+import { chartsOf, formatMs, formatRate, formatShare, replicasOf, summaryOf } from './stats';
 
 const point = (index: number, values: Partial<OverviewPoint> = {}): OverviewPoint => ({
   at: new Date(Date.UTC(2026, 10, 23, 12, 0, index * 10)).toISOString(),
@@ -65,5 +65,28 @@ describe('formatting', () => {
     expect([formatRate(0.3), formatRate(12.4), formatRate(1234)]).toEqual(['0.3/s', '12/s', '1,234/s']);
     expect([formatShare(null), formatShare(0), formatShare(0.0004), formatShare(0.0625)]).toEqual(['–', '0%', '<0.1%', '6.3%']);
     expect([formatMs(null), formatMs(7.5), formatMs(150)]).toEqual(['–', '7.5 ms', '150 ms']);
+  });
+});
+
+describe('replicasOf', () => {
+  it('is nothing without read replicas, and a row per standby in words with them', () => {
+    expect(replicasOf(overview)).toBeNull();
+    const replicated: Overview = {
+      ...overview,
+      replicas: {
+        standbys: [
+          { name: 'db2:5432/app', inUse: true, lagSeconds: 0.012, reads: 12345 },
+          { name: 'db3:5432/app', inUse: false, lagSeconds: 14.25, reads: 0 },
+        ],
+        primaryFallbacks: 7,
+      },
+    };
+    expect(replicasOf(replicated)).toEqual({
+      rows: [
+        { name: 'db2:5432/app', state: 'in use', lag: formatMs(12), reads: '12,345' },
+        { name: 'db3:5432/app', state: 'skipped', lag: '14.3 s', reads: '0' },
+      ],
+      primaryFallbacks: '7',
+    });
   });
 });

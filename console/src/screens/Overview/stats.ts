@@ -100,3 +100,25 @@ export function formatMs(value: number | null): string {
   if (value === null) return '–';
   return `${(value < 10 ? oneDecimal : integer).format(value)} ms`;
 }
+
+/** One row of the read replicas card: the standby, its state in words, its lag and the reads it served. */
+export interface StandbyRow {
+  name: string;
+  state: 'in use' | 'skipped';
+  lag: string;
+  reads: string;
+}
+
+/** The read replicas card's rows (none without DATABASE_REPLICA_URLS), and the reads the primary took instead. */
+export function replicasOf(overview: Overview): { rows: StandbyRow[]; primaryFallbacks: string } | null {
+  if (!overview.replicas) return null;
+  return {
+    rows: overview.replicas.standbys.map((standby) => ({
+      name: standby.name,
+      state: standby.inUse ? 'in use' : 'skipped',
+      lag: standby.lagSeconds < 1 ? formatMs(standby.lagSeconds * 1000) : `${(Math.round(standby.lagSeconds * 10) / 10).toLocaleString('en-US')} s`,
+      reads: formatCount(standby.reads),
+    })),
+    primaryFallbacks: formatCount(overview.replicas.primaryFallbacks),
+  };
+}
