@@ -23,6 +23,8 @@ default_pool_size = 20
 max_client_conn = 1000
 ; a busy pool answers quickly, as a direct connection does
 query_wait_timeout = 5
+; after a failed login to the server (an outage), try again within a second rather than 15
+server_login_retry = 1
 server_reset_query =
 INI
 exec pgbouncer "$dir/pgbouncer.ini"

@@ -92,6 +92,9 @@ export async function startPgBouncer(targetUrl = testAdminUrl()): Promise<PgBoun
     'default_pool_size = 20',
     'max_client_conn = 1000',
     'query_wait_timeout = 5',
+    // After a failed login to the server (the database refusing connections) PgBouncer waits this long before trying
+    // again (default 15 s): Basalt's recovery after an outage waits on it.
+    'server_login_retry = 1',
     'server_reset_query =',
     `admin_users = ${user}`,
     `logfile = ${path.join(dir, 'pgbouncer.log')}`,

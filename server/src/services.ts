@@ -107,8 +107,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   const knex = createKnex(options.databaseUrl, { poolSize: Math.min(5, options.poolSize ?? 5) });
   const transactionPooled = options.poolMode === 'transaction';
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
-  // What needs a session (migrations, the owner-index upgrade's advisory lock) runs on the listen URL's connection.
-  const sessionKnex = options.listenUrl !== undefined && options.listenUrl !== options.databaseUrl ? createKnex(options.listenUrl, { poolSize: 1 }) : knex;
+  // What needs a session (migrations, the owner-index upgrade's advisory lock) runs on the listen URL's connections:
+  // two, since the upgrade holds its lock on one while its builds run on the other.
+  const sessionKnex = options.listenUrl !== undefined && options.listenUrl !== options.databaseUrl ? createKnex(options.listenUrl, { poolSize: 2 }) : knex;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,

@@ -55,7 +55,8 @@ describe('when the database goes away', () => {
       await admin.query(`ALTER DATABASE "${h.database.name}" WITH ALLOW_CONNECTIONS true`);
       await admin.end();
     }
-    expect((await h.request().get('/health')).status).toBe(200);
+    // Back within moments (behind PgBouncer, within its server_login_retry), with nothing restarted.
+    await expect.poll(async () => (await h.request().get('/health')).status, { timeout: 5_000, interval: 100 }).toBe(200);
     expect((await h.request().get('/api/guarded').set(owner.auth)).status).toBe(200);
   });
 });
