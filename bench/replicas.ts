@@ -18,7 +18,7 @@ import { pgbouncerVersion, startPgBouncer, type PgBouncer } from '../test-suppor
 import { startReplicated, type Replicated } from '../test-support/standby.js';
 import { fmt, mark, table } from './format.js';
 import { runLoad } from './load.js';
-import { freePort, startServer, type ServerProcess } from './processes.js';
+import { freePort, startServer, treeCpuMs, type ServerProcess } from './processes.js';
 import { writeMarkedSection } from './report.js';
 import { R1, R2, R3, W1, MY_ITEMS, type BenchProject, type Scenario } from './scenarios.js';
 import { createProject } from './seed.js';
@@ -105,21 +105,29 @@ async function runS1(url: string, tokens: string[], pairs: number): Promise<S1Ou
 }
 
 /** Rounds of each scenario on each server in turn (the first server rotating): req/s and p99 per run. */
-async function runPairs(servers: Partial<Record<Server, ServerProcess>>, names: Server[], scenarios: Scenario[], project: BenchProject, options: ReplicaBenchOptions, problems: string[]) {
-  const runs: Record<string, Array<{ rps: number; p99: number }>> = {};
+/** Postmasters whose CPU a run measures, by name (the primary, the standby). */
+type Postmasters = Record<string, number>;
+type Pick = 'rps' | 'p99' | 'server' | `db:${string}`;
+
+async function runPairs(servers: Partial<Record<Server, ServerProcess>>, names: Server[], scenarios: Scenario[], project: BenchProject, options: ReplicaBenchOptions, problems: string[], postmasters: Postmasters = {}) {
+  const runs: Record<string, Array<Record<string, number>>> = {};
   for (let round = 0; round < options.rounds; round++) {
     for (const scenario of scenarios) {
       for (let i = 0; i < names.length; i++) {
         const name = names[(round + i) % names.length]!;
+        const before = { server: treeCpuMs(servers[name]!.pid), ...Object.fromEntries(Object.entries(postmasters).map(([db, pid]) => [db, treeCpuMs(pid)])) };
         const load = await runLoad(servers[name]!.url, () => scenario.next(project), { connections: options.connections, durationS: options.durationS, overallRate: options.smoke ? 200 : 0 });
+        // CPU milliseconds per request: the Basalt process, and each postmaster with its backends.
+        const cpu: Record<string, number> = { server: (treeCpuMs(servers[name]!.pid) - before.server) / load.responses };
+        for (const [db, pid] of Object.entries(postmasters)) cpu[`db:${db}`] = (treeCpuMs(pid) - before[db as keyof typeof before]!) / load.responses;
         const bad = Object.entries(load.statuses).filter(([status]) => !status.startsWith('2'));
         if (bad.length || load.errors || load.timeouts) problems.push(`${scenario.name} on ${name}: statuses ${JSON.stringify(load.statuses)}, ${load.errors} errors, ${load.timeouts} timeouts`);
-        (runs[`${scenario.name} ${name}`] ??= []).push({ rps: load.rps, p99: load.p99 });
+        (runs[`${scenario.name} ${name}`] ??= []).push({ rps: load.rps, p99: load.p99, ...cpu });
         console.log(`round ${round + 1} ${scenario.name.padEnd(3)} ${name.padEnd(8)} ${fmt(load.rps, 0).padStart(7)} req/s  p99 ${fmt(load.p99, 2)} ms`);
       }
     }
   }
-  return (scenario: string, server: Server, pick: 'rps' | 'p99' = 'rps') => median((runs[`${scenario} ${server}`] ?? []).map((run) => run[pick]));
+  return (scenario: string, server: Server, pick: Pick = 'rps') => median((runs[`${scenario} ${server}`] ?? []).map((run) => run[pick] ?? NaN));
 }
 
 export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ ok: boolean; problems: string[]; s1: S1Outcome | null; r2Ratio: number | null }> {
@@ -162,7 +170,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
     if (s1.stale > 0) problems.push(`S1: ${s1.stale} stale reads`);
     if (s1.failed > 0) problems.push(`S1: ${s1.failed} pairs failed`);
 
-    const routed = await runPairs(servers, ['primary', 'replica'], [R2], project, options, problems);
+    const routed = await runPairs(servers, ['primary', 'replica'], [R2], project, options, problems, await replicated.pids());
     const pooledRuns = pooled ? await runPairs(servers, ['primary', 'pooled'], [R1, R2, R3, W1], project, options, problems) : null;
     const r2Ratio = routed('R2', 'replica') / routed('R2', 'primary');
     const text = [
@@ -173,6 +181,8 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
         [
           [`S1: ${s1.pairs.toLocaleString('en-US')} write-then-read pairs by ${options.callers} callers, reads with Basalt-Min-Lsn`, `${s1.stale} stale, ${s1.failed} failed, ${fmt(s1.pairs / s1.seconds, 0)} pairs/s`, `0 stale ${mark(s1.stale === 0 && s1.failed === 0)}`],
           ['S1: reads served by the standby / by the primary after the wait', `${s1.fromStandby} / ${s1.fromPrimary} (${fmt((100 * s1.fromStandby) / Math.max(1, s1.fromStandby + s1.fromPrimary), 1)}% standby)`, 'reported'],
+          ['R2 CPU per request on the primary alone: Basalt / primary Postgres', `${fmt(routed('R2', 'primary', 'server'), 3)} / ${fmt(routed('R2', 'primary', 'db:primary'), 3)} ms`, 'reported'],
+          ['R2 CPU per request routed: Basalt / primary Postgres / standby Postgres', `${fmt(routed('R2', 'replica', 'server'), 3)} / ${fmt(routed('R2', 'replica', 'db:primary'), 3)} / ${fmt(routed('R2', 'replica', 'db:standby'), 3)} ms`, 'reported'],
           ['R2 routed to the standby / R2 on the primary alone (req/s)', `${fmt(routed('R2', 'replica'), 0)} / ${fmt(routed('R2', 'primary'), 0)} = ${fmt(r2Ratio, 2)}x`, `>= 0.9x ${mark(r2Ratio >= 0.9)}`],
         ],
       ),

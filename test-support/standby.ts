@@ -26,6 +26,8 @@ export interface Replicated {
   startStandby(): Promise<void>;
   /** Waits until the standby replayed everything the primary wrote so far. */
   caughtUp(): Promise<void>;
+  /** The postmasters' process ids (the benchmark reads their CPU time). */
+  pids(): Promise<{ primary: number; standby: number }>;
   stop(): Promise<void>;
 }
 
@@ -121,6 +123,10 @@ export async function startReplicated(): Promise<Replicated> {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       throw new Error(`the standby did not replay ${lsn} within 10 s`);
+    },
+    async pids() {
+      const pid = async (dir: string) => Number.parseInt((await fs.readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n')[0]!, 10);
+      return { primary: await pid(primaryDir), standby: await pid(standbyDir) };
     },
     async stop() {
       if (standbyUp) await pgCtl(standbyDir, 'stop', '-m', 'immediate').catch(() => undefined);
