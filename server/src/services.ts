@@ -122,6 +122,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
   pool.on('error', (error) => options.onError?.(error));
   let listener: SchemaListener | undefined;
+  let replicas: Replicas | null = null;
   const passwords = new PasswordHasher(options.bcryptCost);
   try {
     if (options.prepare !== false) {
@@ -167,14 +168,15 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const capture = new CaptureSwitch(knex, cache, RETENTION_MS + 60_000, options.onError);
     capture.start();
     const primaryRecords = new PreparedPool(pool, MAX_PREPARED_PER_CONNECTION, transactionPooled ? statementTimeoutMs : null);
-    const replicas = options.replicas
+    const replicaSet = options.replicas
       ? new Replicas(pool, primaryRecords, { ...options.replicas, poolSize: options.poolSize ?? 10, statementTimeoutMs, transactionPooled, onError: options.onError })
       : null;
-    await replicas?.start();
+    replicas = replicaSet;
+    await replicaSet?.start();
     const hub = new Hub({
       pool,
       // REALTIME_FROM_REPLICA: the log is read from the first standby in use (trim, counts and captures stay on the primary).
-      ...(replicas && options.replicas?.realtime ? { changeSource: () => replicas.inUse()[0]?.pool ?? null } : {}),
+      ...(replicaSet && options.replicas?.realtime ? { changeSource: () => replicaSet.inUse()[0]?.pool ?? null } : {}),
       cache,
       confirmCaller: (caller) => keys.confirm(caller),
       keepCaptured: (tables) => capture.keep(tables),
@@ -186,7 +188,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     return {
       knex,
       pool,
-      replicas,
+      replicas: replicaSet,
       cache,
       tokens,
       passwords,
@@ -203,13 +205,13 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       trimmer,
       counting,
       folder,
-      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, replicas, metricsToken: options.metricsToken }),
+      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, replicas: replicaSet, metricsToken: options.metricsToken }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {
         confirmCaller: (caller) => keys.confirm(caller),
         pool: primaryRecords,
-        ...(replicas ? { readPool: (needs: Parameters<Replicas['readPool']>[0]) => replicas.readPool(needs) } : {}),
+        ...(replicaSet ? { readPool: (needs: Parameters<Replicas['readPool']>[0]) => replicaSet.readPool(needs) } : {}),
         cache,
         isStale: (since) => cache.isStale(since),
         userExists: (userId) => accounts.userExists(userId),
@@ -232,13 +234,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await sweeper.stop();
         await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
-        await replicas?.close();
+        await replicaSet?.close();
         await passwords.close();
         await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
       },
     };
   } catch (error) {
     await listener?.close();
+    await replicas?.close();
     await passwords.close();
     await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
     throw error;
