@@ -26,6 +26,19 @@ export function throughPooler(database: string): string | undefined {
   return url.toString();
 }
 
+/**
+ * How a server reaches `database` in this run: through the run's pooler (transaction mode, LISTEN on the direct URL)
+ * when the run goes through one and the database is on the run's own server as its admin user, else undefined: a
+ * database elsewhere (a standby's primary, an embedded server stopped mid-test) or another role connects directly.
+ */
+export function pooledConnection(database: { url: string; name: string }): { databaseUrl: string; poolMode: 'transaction'; listenUrl: string } | undefined {
+  const pooled = throughPooler(database.name);
+  if (!pooled) return undefined;
+  const [given, run] = [new URL(database.url), new URL(testAdminUrl())];
+  if (given.host !== run.host || given.username !== run.username) return undefined;
+  return { databaseUrl: pooled, poolMode: 'transaction', listenUrl: database.url };
+}
+
 /** The version of the `pgbouncer` on PATH when it is recent enough, else why not. */
 export function pgbouncerVersion(): { ok: true; version: string } | { ok: false; reason: string } {
   let output: string;

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { pooledConnection } from './pgbouncer.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -58,7 +59,13 @@ export function runServerToExit(env: Record<string, string>, timeoutMs = 30_000)
  */
 export async function spawnServer(options: SpawnOptions = {}): Promise<SpawnedServer> {
   const database = options.embeddedDataDir ? undefined : (options.database ?? (await createTestDatabase()));
-  const databaseEnv = database ? { DATABASE_URL: database.url } : { DATABASE_URL: '', DATA_DIR: options.embeddedDataDir! };
+  // Through the run's PgBouncer when it has one (TEST_THROUGH_POOLER=1) and the database is the run's own.
+  const pooled = database ? pooledConnection(database) : undefined;
+  const databaseEnv = pooled
+    ? { DATABASE_URL: pooled.databaseUrl, DATABASE_POOL_MODE: pooled.poolMode, DATABASE_LISTEN_URL: pooled.listenUrl }
+    : database
+      ? { DATABASE_URL: database.url }
+      : { DATABASE_URL: '', DATA_DIR: options.embeddedDataDir! };
   const child = spawn(process.execPath, [path.join(root, 'server/dist/main.js')], {
     cwd: root,
     env: {

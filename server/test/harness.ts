@@ -2,8 +2,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import supertest from 'supertest';
 import type { Limits } from '@basalt/contract';
-import { throughPooler } from '../../test-support/pgbouncer.js';
-import { testAdminUrl } from '../../test-support/postgres.js';
+import { pooledConnection } from '../../test-support/pgbouncer.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/database.js';
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
@@ -55,16 +54,9 @@ export interface HarnessOptions {
  */
 function connectionOf(options: HarnessOptions, database: TestDatabase): { databaseUrl: string; poolMode?: 'session' | 'transaction'; listenUrl?: string } {
   if (options.databaseUrl) return { databaseUrl: options.databaseUrl, poolMode: options.poolMode, listenUrl: options.listenUrl };
-  // Only a database of the run's own server, as its admin user: a database elsewhere (a standby's primary, an
-  // embedded server stopped mid-test) or a harness logging in as another role talks to it directly.
-  const pooled = onRunServer(database.url) ? throughPooler(database.name) : undefined;
-  if (pooled) return { databaseUrl: pooled, poolMode: 'transaction', listenUrl: database.url };
+  const pooled = pooledConnection(database);
+  if (pooled) return pooled;
   return { databaseUrl: database.url, poolMode: options.poolMode, listenUrl: options.listenUrl };
-}
-
-function onRunServer(url: string): boolean {
-  const [given, run] = [new URL(url), new URL(testAdminUrl())];
-  return given.host === run.host && given.username === run.username;
 }
 
 /**
