@@ -59,7 +59,10 @@ const ROUTES: Array<[Method, string]> = [
 describe('a NUL in an /admin path parameter', () => {
   it.each(ROUTES)('%s %s: 404 NOT_FOUND, before the database sees it', async (method, route) => {
     const statements = await nulStatementsDuring(async () => {
-      for (const value of ['a%00b', '%00', `${member.id}%00`]) {
+      // A name that exists, then a NUL: the member's id on the users routes, an existing table or record elsewhere (a
+      // random id may begin with `_`, which names a reserved table: 400, not the case under test).
+      const existing = route.startsWith('/admin/users') ? member.id : route.includes('/records/') ? 'p1' : 'posts';
+      for (const value of ['a%00b', '%00', `${existing}%00`]) {
         const path = route.replace('{}', value);
         const body = method === 'patch' ? { policy: 'private' } : method === 'post' && path.endsWith('/columns') ? { name: 'extra', type: 'text' } : method === 'post' && path.endsWith('/indexes') ? { columns: ['title'] } : method === 'put' ? { title: 'x' } : undefined;
         const request = h.request()[method](path).set(owner.auth);
