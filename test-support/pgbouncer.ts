@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { testAdminUrl } from './postgres.js';
+import { postgresOsUser, testAdminUrl } from './postgres.js';
 
 /**
  * A real PgBouncer in transaction mode in front of the test PostgreSQL (issue 25), for the pooler tests. It needs a
@@ -73,14 +73,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The OS user PgBouncer runs as: it refuses root. */
-function runAs(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid, gid };
-}
-
 /** `targetUrl`: the PostgreSQL it pools (default: the test PostgreSQL). */
 export async function startPgBouncer(targetUrl = testAdminUrl()): Promise<PgBouncer> {
   const target = new URL(targetUrl);
@@ -114,7 +106,7 @@ export async function startPgBouncer(targetUrl = testAdminUrl()): Promise<PgBoun
   ].join('\n');
   await fs.writeFile(path.join(dir, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
   await fs.writeFile(path.join(dir, 'users.txt'), `"${user}" "${password.replace(/"/g, '""')}"\n`, { mode: 0o600 });
-  const owner = runAs();
+  const owner = postgresOsUser();
   if (owner) for (const file of [dir, path.join(dir, 'pgbouncer.ini'), path.join(dir, 'users.txt')]) await fs.chown(file, owner.uid, owner.gid);
   const child: ChildProcess = spawn('pgbouncer', [path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore', ...(owner ?? {}) });
   const url = (database: string) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`;

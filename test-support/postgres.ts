@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,4 +35,12 @@ export function testAdminUrl(): string {
   const url = process.env[ADMIN_URL_ENV];
   if (!url) throw new Error(`${ADMIN_URL_ENV} is not set: run tests through vitest or playwright, whose global setup sets it`);
   return url;
+}
+
+/** The OS user PostgreSQL and PgBouncer run as when the tests run as root (both refuse root); undefined otherwise. */
+export function postgresOsUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
 }

