@@ -17,7 +17,8 @@ export interface SessionInfo {
 }
 
 export interface ChangePasswordInput {
-  currentPassword: string;
+  /** Required unless the account has no password yet (made by an emailed code or an invite). */
+  currentPassword?: string;
   newPassword: string;
 }
 
@@ -79,7 +80,14 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
-export const LIMIT_NAMES = ['signinFailuresPerAccountAndAddress', 'signinFailuresPerAddress', 'signupsPerAddress', 'refreshesPerSession'] as const;
+export const LIMIT_NAMES = [
+  'signinFailuresPerAccountAndAddress',
+  'signinFailuresPerAddress',
+  'signupsPerAddress',
+  'refreshesPerSession',
+  'emailsPerAddress',
+  'emailsPerRecipient',
+] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, RateLimit> & {
   /** Open realtime streams per caller and process (a count, not a rate). */
@@ -92,6 +100,9 @@ export const DEFAULT_LIMITS: Limits = {
   signinFailuresPerAddress: { max: 100, windowSeconds: 900 },
   signupsPerAddress: { max: 100, windowSeconds: 3600 },
   refreshesPerSession: { max: 30, windowSeconds: 60 },
+  /** Mails asked for from one client address, and mails to one (normalised) address, known or not. */
+  emailsPerAddress: { max: 20, windowSeconds: 3600 },
+  emailsPerRecipient: { max: 5, windowSeconds: 3600 },
 };
 
 /** `details` of a 429: which limit, and the seconds also sent in `Retry-After`. */

@@ -1,3 +1,4 @@
+import type { EmailVerificationMode, SmtpSettings } from './email.js';
 import type { ErrorCode } from './errors.js';
 
 export const ROLES = ['owner', 'member'] as const;
@@ -11,6 +12,18 @@ export interface AuthUser {
 
 export interface Profile extends AuthUser {
   createdAt: string;
+  /** The address was proven (a mail's link or code, an invite; accounts made before verification was required). */
+  verified: boolean;
+  /** false for an account made by an emailed sign-in code or an invite not yet accepted. */
+  hasPassword: boolean;
+  /** BCP 47, from sign-up or a sending endpoint; null: none given. */
+  locale: string | null;
+}
+
+/** `/admin/users` items: the profile with what the owner sees beside it (identities and factors come with issue 27). */
+export interface AdminUser extends Profile {
+  identities: Array<{ provider: string; email: string | null; createdAt: string }>;
+  mfa: boolean;
 }
 
 export interface TokenPair {
@@ -22,14 +35,25 @@ export interface AuthResult extends TokenPair {
   user: AuthUser;
 }
 
+/** `POST /auth/verify` and `/auth/email/confirm`: the user; under `required` a verification also signs in. */
+export interface VerifyResult extends Partial<TokenPair> {
+  user: AuthUser & { verified: boolean };
+}
+
 export interface AuthSettings {
   signupEnabled: boolean;
   hasOwner: boolean;
+  /** `auth.emailSignIn`: sign-in by an emailed link or code. */
+  emailSignIn: boolean;
+  emailVerification: EmailVerificationMode;
+  providers: Array<{ name: string; displayName: string }>;
 }
 
 export interface AdminSettings {
   anonKey: string;
   signupEnabled: boolean;
+  smtp: SmtpSettings;
+  providers: Array<{ name: string; displayName: string }>;
 }
 
 export interface TypesResult {
@@ -56,6 +80,12 @@ export interface AccessClaims {
   role: Role;
   sid: string;
   typ: 'access';
+  /** Authentication assurance: 1, or 2 after a second factor (issue 27). */
+  aal?: 1 | 2;
+  /** Whether the account's email was verified when the token was made (may lag up to a refresh). */
+  verified?: boolean;
+  /** The account's email, present only when verified: what `@auth.email` reads. */
+  email?: string;
   iat: number;
   exp: number;
 }

@@ -10,3 +10,4 @@ export * from './query.js';
 export * from './sse.js';
 export * from './expression/index.js';
 export * from './lsn.js';
+export * from './email.js';

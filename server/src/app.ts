@@ -10,7 +10,7 @@ import { realtimeRoutes } from './realtime/routes.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
-import { securityHeaders } from './http/securityHeaders.js';
+import { CONFIRM_PAGE, securityHeaders } from './http/securityHeaders.js';
 import type { Logger } from './logger.js';
 import { loggedCaller } from './auth/credentials.js';
 import { healthRoute, metricsRoute, readyRoute } from './ops/routes.js';
@@ -53,21 +53,24 @@ export function createApp(services: Services, options: AppOptions): Express {
   if (services.telemetry.metricsToken) app.get('/metrics', metricsRoute(services.telemetry.metricsToken, services.telemetry));
   app.get('/openapi.json', openApiRoute({ cache: services.cache, tokens: services.tokens, keys: services.keys, options: { metrics: services.telemetry.metrics !== null, version: SERVICE_VERSION } }));
   app.use('/realtime', realtimeRoutes({ hub: services.hub, capture: services.capture, cache: services.cache, tokens: services.tokens, keys: services.keys, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams }));
-  app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
-  app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, capture: services.capture, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
-
   const consoleDir = options.consoleDir ?? path.join(PROJECT_ROOT, 'console/dist');
-  app.get('/', (_req, res) => res.redirect(302, '/console/'));
-  app.use('/console', express.static(consoleDir, { index: 'index.html', fallthrough: true }));
-  // The console routes in the browser: any other path under /console/ gets its page.
-  app.get('/console/*splat', (_req, res, next) => {
+  const consolePage: express.RequestHandler = (_req, res, next) => {
     const page = path.join(consoleDir, 'index.html');
     if (!fs.existsSync(page)) {
       next(new ApiError('NOT_FOUND', 'The console is not built: run npm run build'));
       return;
     }
     res.sendFile(page);
-  });
+  };
+  // Mails' links open Basalt's confirm page (a page of the console) when auth.siteUrl is unset; a GET spends nothing.
+  app.get(CONFIRM_PAGE, consolePage);
+  app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
+  app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, capture: services.capture, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
+
+  app.get('/', (_req, res) => res.redirect(302, '/console/'));
+  app.use('/console', express.static(consoleDir, { index: 'index.html', fallthrough: true }));
+  // The console routes in the browser: any other path under /console/ gets its page.
+  app.get('/console/*splat', consolePage);
 
   app.use(routeNotFound);
   app.use(errorHandler(options.reportError ?? ((error) => console.error(error))));

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type Limits } from '@basalt/contract';
+import { ConfigError } from './configError.js';
+import { parseEmailSettings, type EmailSettings } from './auth/email/settings.js';
 
 /** Root of the repository (where config.json, migrations/ and .data/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -44,10 +46,12 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** METRICS_TOKEN: the bearer token of `GET /metrics`; unset, there are no Prometheus metrics (404). */
   metricsToken: string | undefined;
+  /** SMTP_URL, PUBLIC_URL and the `email` and `auth` keys of config.json (issue 26). */
+  email: EmailSettings;
   configPath: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export interface ReplicaConfig {
   /** DATABASE_REPLICA_URLS: hot standbys of the primary, comma-separated. */
@@ -119,6 +123,9 @@ function parseInteger(value: string | undefined, name: string, fallback: number,
 export interface ProjectConfig {
   signupEnabled: boolean;
   limits: Limits | false;
+  /** `email` and `auth` as written: checked by parseEmailSettings, which also needs the environment. */
+  email?: unknown;
+  auth?: unknown;
 }
 
 /** `limits` of config.json: false, or an object overriding some of the defaults, each `{ max, windowSeconds }`. */
@@ -180,13 +187,13 @@ export function readProjectConfig(configPath: string): ProjectConfig {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`${configPath}: must hold a JSON object such as { "signupEnabled": true }`);
   }
-  const known = new Set(['signupEnabled', 'limits']);
+  const known = new Set(['signupEnabled', 'limits', 'email', 'auth']);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`${configPath}: unknown key "${key}" (known keys: ${[...known].join(', ')})`);
   }
-  const { signupEnabled = true, limits } = parsed as { signupEnabled?: unknown; limits?: unknown };
+  const { signupEnabled = true, limits, email, auth } = parsed as { signupEnabled?: unknown; limits?: unknown; email?: unknown; auth?: unknown };
   if (typeof signupEnabled !== 'boolean') throw new ConfigError(`${configPath}: "signupEnabled" must be true or false`);
-  return { signupEnabled, limits: parseLimits(limits, configPath) };
+  return { signupEnabled, limits: parseLimits(limits, configPath), email, auth };
 }
 
 /** Environment plus config.json, validated once at start-up. */
@@ -198,12 +205,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('JWT_SECRET must be set to at least 32 characters when NODE_ENV=production');
   }
   const workers = parseInteger(env.WORKERS, 'WORKERS', production ? os.availableParallelism() : 1, 1, 64);
+  const port = parseInteger(env.PORT, 'PORT', 3000, 0, 65535);
+  const project = readProjectConfig(configPath);
   const corsOrigins = env.CORS_ORIGINS?.trim()
     ? env.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean)
     : null;
   return {
     production,
-    port: parseInteger(env.PORT, 'PORT', 3000, 0, 65535),
+    port,
     host: env.HOST || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     jwtSecret,
@@ -220,10 +229,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     poolMode: parsePoolMode(env.DATABASE_POOL_MODE),
     listenUrl: env.DATABASE_LISTEN_URL || undefined,
     replicas: parseReplicas(env),
-    ...readProjectConfig(configPath),
+    signupEnabled: project.signupEnabled,
+    limits: project.limits,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
+    email: parseEmailSettings(project, env, { configPath, production, port }),
     configPath,
   };
 }

@@ -35,6 +35,8 @@ export async function serve(
     listenUrl: config.listenUrl,
     replicas: config.replicas,
     metricsToken: config.metricsToken,
+    email: config.email,
+    ...(config.production ? {} : { announceMail: (message: string) => logger.info(message) }),
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),
     log: (message) => logger.info(message),

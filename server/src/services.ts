@@ -28,6 +28,8 @@ import { OwnerIndexUpgrade } from './admin/ownerIndexes.js';
 import { FirstCount } from './tracking/count.js';
 import { Replicas } from './replicas/router.js';
 import { CountFolder } from './tracking/fold.js';
+import { EmailService } from './auth/email/service.js';
+import { defaultEmailSettings, type EmailSettings } from './auth/email/settings.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -57,6 +59,10 @@ export interface ServiceOptions {
   log?: (message: string) => void;
   /** METRICS_TOKEN: set, the process keeps Prometheus metrics for `GET /metrics`. */
   metricsToken?: string;
+  /** SMTP_URL, PUBLIC_URL, `email` and `auth` of config.json; default: no SMTP, verification optional. */
+  email?: EmailSettings;
+  /** Outside production: each mail kept unsent (no SMTP) has its link logged. */
+  announceMail?: (message: string) => void;
 }
 
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
@@ -74,6 +80,8 @@ export interface Services {
   passwordChanges: PasswordChanges;
   keys: KeyService;
   limiter: AbuseLimiter;
+  /** Mails: the outbox and its sender, verification, recovery, sign-in by email, invites (auth/email). */
+  email: EmailService;
   /** Deletes ended limit windows, expired sessions and reset tokens (auth/sweep.ts). */
   sweeper: AuthSweeper;
   /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
@@ -161,8 +169,29 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const sessions = new SessionStore(knex, tokens, limiter);
     // A revoked key is a change every process obeys from its next request, as a schema change is (auth/keys.ts).
     const keys = new KeyService(knex, () => cache.version, (trx) => notifySchemaChange(trx), options.onError);
-    const accounts = new AccountService(knex, sessions, passwords, limiter, { signupEnabled: options.signupEnabled }, (userId, trx) => keys.revokeAll(userId, trx));
+    const emailSettings = options.email ?? defaultEmailSettings();
+    const accounts = new AccountService(
+      knex,
+      sessions,
+      passwords,
+      limiter,
+      { signupEnabled: options.signupEnabled, verification: emailSettings.verification, sendVerification: (user, locale) => email.flows.sendVerificationFor(user, locale) },
+      (userId, trx) => keys.revokeAll(userId, trx),
+    );
     const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
+    const email: EmailService = new EmailService({
+      knex,
+      settings: emailSettings,
+      jwtSecret: options.jwtSecret,
+      accounts,
+      sessions,
+      passwords,
+      passwordChanges,
+      limiter,
+      ...(options.announceMail ? { announce: options.announceMail } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+    await email.start();
     const current = listener;
     // Capture stays on a minute past the retention after the last subscriber left: a resume within it misses nothing.
     const capture = new CaptureSwitch(knex, cache, RETENTION_MS + 60_000, options.onError);
@@ -197,6 +226,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       passwordChanges,
       keys,
       limiter,
+      email,
       sweeper,
       placement,
       capture,
@@ -232,6 +262,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await folder.stop();
         await trimmer.stop();
         await sweeper.stop();
+        await email.stop();
         await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
         await replicaSet?.close();

@@ -20,6 +20,8 @@ import { streamHandler, type RealtimeDeps } from '../realtime/routes.js';
 import type { KeyService } from '../auth/keys/service.js';
 import type { Hub } from '../realtime/hub.js';
 import type { Telemetry } from '../ops/telemetry.js';
+import type { EmailService } from '../auth/email/service.js';
+import { ownerEmailRoutes } from '../auth/email/routes.js';
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -35,6 +37,7 @@ export function adminRoutes(deps: {
   keys: KeyService;
   realtime: { hub: Hub; capture: RealtimeDeps['capture']; streamsPerCaller: number; maxStreams: number };
   telemetry: Telemetry;
+  email: EmailService;
   bodyLimitBytes: number;
   signupEnabled: boolean;
 }): Router {
@@ -160,8 +163,9 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: await deps.telemetry.overview() });
   });
   router.get('/settings', (_req, res) => {
-    sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled } });
+    sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled, smtp: deps.email.smtp, providers: [] } });
   });
+  router.use(ownerEmailRoutes(deps.email, body));
 
   return router;
 }

@@ -13,5 +13,5 @@ export async function viewerOf(accounts: AccountService, as: unknown, where: 'pa
   if (as === AS_ANON) return ANON;
   const profile = await accounts.profile(as).catch(() => undefined);
   if (!profile) throw refuse(`as: no user ${as}`);
-  return { kind: 'user', id: profile.id, role: profile.role, sessionId: null };
+  return { kind: 'user', id: profile.id, role: profile.role, sessionId: null, verified: profile.verified, email: profile.verified ? profile.email : null };
 }

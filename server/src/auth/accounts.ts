@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuthResult, AuthUser, Credentials, Profile, Role } from '@basalt/contract';
+import type { AdminUser, AuthResult, AuthUser, Credentials, EmailVerificationMode, Profile, Role } from '@basalt/contract';
 import { accountGone, ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
@@ -12,9 +12,36 @@ interface ProfileRow {
   role: Role;
   /** An ISO 8601 string: both pools parse timestamps so (db/pgTypes.ts). */
   created_at: string;
+  email_verified: boolean;
+  has_password: boolean;
+  locale: string | null;
 }
-const PROFILE_COLUMNS = ['id', 'email', 'role', 'created_at'];
-const profileOf = (row: ProfileRow): Profile => ({ id: row.id, email: row.email, role: row.role, createdAt: row.created_at });
+const PROFILE_COLUMNS = 'id, email, role, created_at, email_verified, password_hash IS NOT NULL AS has_password, locale';
+const profileOf = (row: ProfileRow): Profile => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  createdAt: row.created_at,
+  verified: row.email_verified,
+  hasPassword: row.has_password,
+  locale: row.locale,
+});
+
+/** What sign-up does beyond the account (auth/email): under `required`, no tokens until the address is proven. */
+export interface SignUpSettings {
+  signupEnabled: boolean;
+  verification: EmailVerificationMode;
+  /** Writes the verification mail of a new account (not under `off`). */
+  sendVerification?: (user: AuthUser, locale: string | null) => Promise<void>;
+}
+
+export interface NewAccount {
+  passwordHash: string | null;
+  verified?: boolean;
+  locale?: string | null;
+  /** `member`: never the owner (invites); unset: the first account is the owner. */
+  role?: 'member';
+}
 
 const SINGLE_OWNER_INDEX = 'users_single_owner';
 const EMAIL_INDEX = 'users_email_key';
@@ -30,8 +57,10 @@ interface PasswordRow {
   id: string;
   email: string;
   role: Role;
-  password_hash: string;
+  password_hash: string | null;
+  email_verified: boolean;
 }
+const PASSWORD_COLUMNS = ['id', 'email', 'role', 'password_hash', 'email_verified'];
 
 function constraintOf(error: unknown): string | undefined {
   const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
@@ -61,7 +90,7 @@ export class AccountService {
     readonly sessions: SessionStore,
     private readonly passwords: PasswordHasher,
     private readonly limiter: AbuseLimiter,
-    private readonly settings: { signupEnabled: boolean },
+    private readonly settings: SignUpSettings,
     /** Revokes a user's API keys on every process, in the given transaction (KeyService.revokeAll). */
     private readonly revokeKeys: (userId: string, trx: Knex.Transaction) => Promise<void>,
   ) {}
@@ -71,28 +100,42 @@ export class AccountService {
     return result.rows[0]?.exists ?? false;
   }
 
-  async signUp({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
-    if (!this.settings.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
-    await this.limiter.consume({ name: 'signupsPerAddress', subject: origin.address });
-    const passwordHash = await this.passwords.hash(password);
-    const user = await this.insertUser(randomId(), email, passwordHash);
-    return { user, ...(await this.sessions.open(user, origin.userAgent)) };
+  get signupEnabled(): boolean {
+    return this.settings.signupEnabled;
   }
 
   /**
-   * The first account becomes the owner. When signups race on an empty project, all but one of them hit the
-   * single-owner index and are inserted again as members: exactly one owner, ever.
+   * Sign-up. Under `required` it answers the user without tokens (the owner excepted: it counts as verified); under
+   * `optional` and `required` a verification mail goes out.
    */
-  private async insertUser(id: string, email: string, passwordHash: string): Promise<AuthUser> {
+  async signUp({ email, password, locale }: Credentials & { locale?: string }, origin: Origin): Promise<AuthResult | { user: AuthUser }> {
+    if (!this.settings.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
+    await this.limiter.consume({ name: 'signupsPerAddress', subject: origin.address });
+    const passwordHash = await this.passwords.hash(password);
+    const made = await this.insertUser(randomId(), email, { passwordHash, locale: locale ?? null });
+    const { verified, ...user } = made;
+    if (!verified && this.settings.verification !== 'off') await this.settings.sendVerification?.(user, locale ?? null);
+    if (!verified && this.settings.verification === 'required') return { user };
+    return { user, ...(await this.sessions.open(made, origin.userAgent)) };
+  }
+
+  /**
+   * The first account becomes the owner (verified when verification is required: nobody could verify it otherwise).
+   * When signups race on an empty project, all but one of them hit the single-owner index and are inserted again as
+   * members: exactly one owner, ever.
+   */
+  async insertUser(id: string, email: string, account: NewAccount, db: Knex | Knex.Transaction = this.knex): Promise<AuthUser & { verified: boolean }> {
+    const ownerVerified = this.settings.verification === 'required';
     const insert = (role: Role | null) =>
-      this.knex.raw<{ rows: AuthUser[] }>(
-        `INSERT INTO users (id, email, password_hash, role)
-         SELECT ?, ?, ?, COALESCE(?::text, CASE WHEN EXISTS (SELECT 1 FROM users WHERE role = 'owner') THEN 'member' ELSE 'owner' END)
-         RETURNING id, email, role`,
-        [id, email, passwordHash, role],
+      db.raw<{ rows: Array<AuthUser & { verified: boolean }> }>(
+        `WITH made AS (SELECT COALESCE(?::text, CASE WHEN EXISTS (SELECT 1 FROM users WHERE role = 'owner') THEN 'member' ELSE 'owner' END) AS role)
+         INSERT INTO users (id, email, password_hash, role, email_verified, locale)
+         SELECT ?, ?, ?, made.role, ? OR (? AND made.role = 'owner'), ? FROM made
+         RETURNING id, email, role, email_verified AS verified`,
+        [role, id, email, account.passwordHash, account.verified === true, ownerVerified, account.locale ?? null],
       );
     try {
-      return (await insert(null)).rows[0]!;
+      return (await insert(account.role ?? null)).rows[0]!;
     } catch (error) {
       if (constraintOf(error) === EMAIL_INDEX) throw conflict('users.email', 'An account with this email already exists');
       if (constraintOf(error) !== SINGLE_OWNER_INDEX) throw error;
@@ -110,19 +153,26 @@ export class AccountService {
    * the right password is 429, and an unknown email costs the same work and gets the same answers as a known one.
    */
   async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
-    const row = await this.passwordMatches(email, () => this.knex('users').where({ email }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash'), password, origin);
+    const row = await this.passwordMatches(email, () => this.knex('users').where({ email }).first<PasswordRow | undefined>(...PASSWORD_COLUMNS), password, origin);
     if (!row) throw unauthorized(WRONG_CREDENTIALS);
+    // Only once the password matched: an unverified address is no secret from its password's holder.
+    if (this.settings.verification === 'required' && !row.email_verified) {
+      throw new ApiError('EMAIL_NOT_VERIFIED', 'Confirm your email address first: follow the link or type the code of the verification mail');
+    }
     const user: AuthUser = { id: row.id, email: row.email, role: row.role };
-    return { user, ...(await this.sessions.open(user, origin.userAgent)) };
+    return { user, ...(await this.sessions.open({ ...user, verified: row.email_verified }, origin.userAgent)) };
   }
 
   /**
    * The password of a signed-in user, checked as a sign-in is (its limits, its counting of failures), for changing
    * the password or deleting the account: a wrong one is 400 naming the field, since the caller is signed in.
    */
-  async confirmPassword(userId: string, password: string, field: string, origin: Origin): Promise<PasswordRow> {
-    const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>('id', 'email', 'role', 'password_hash');
+  async confirmPassword(userId: string, password: string | undefined, field: string, origin: Origin): Promise<PasswordRow> {
+    const row = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>(...PASSWORD_COLUMNS);
     if (!row) throw accountGone();
+    // An account without a password has nothing to confirm; its other proofs (an emailed code) are the route's.
+    if (row.password_hash === null && password === undefined) return row;
+    if (password === undefined) throw invalidField(field, `${field} is required`);
     if (!(await this.passwordMatches(row.email, async () => row, password, origin))) throw invalidField(field, `${field} is not the account's password`);
     return row;
   }
@@ -136,15 +186,28 @@ export class AccountService {
     const counters = signinCounters(email, origin.address);
     const attempt = await this.limiter.reserve(counters);
     const row = await load();
-    const matches = row ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
+    // An account without a password (made by an emailed code or an invite) matches none, at the same cost.
+    const matches = row?.password_hash ? await this.passwords.compare(password, row.password_hash) : await this.passwords.compareWithDummy(password);
     if (matches) await attempt.succeeded(counters[0]!);
     else await attempt.failed();
     return matches ? row : undefined;
   }
 
-  /** `DELETE /auth/me`: the caller's own account, confirmed by its password; the owner's cannot go. */
-  async deleteOwnAccount(userId: string, password: string, origin: Origin): Promise<AuthUser> {
-    const row = await this.confirmPassword(userId, password, 'password', origin);
+  /**
+   * `DELETE /auth/me`: the caller's own account, confirmed by its password (or, without one, by `proveByCode`, the
+   * route's check of a fresh emailed code); the owner's cannot go.
+   */
+  async deleteOwnAccount(userId: string, proof: { password: string } | { code: string }, origin: Origin, proveByCode: (code: string) => Promise<void>): Promise<AuthUser> {
+    let row: PasswordRow;
+    if ('code' in proof) {
+      const found = await this.knex('users').where({ id: userId }).first<PasswordRow | undefined>(...PASSWORD_COLUMNS);
+      if (!found) throw accountGone();
+      if (found.password_hash !== null) throw invalidField('password', 'This account has a password: confirm with it');
+      await proveByCode(proof.code);
+      row = found;
+    } else {
+      row = await this.confirmPassword(userId, proof.password, 'password', origin);
+    }
     if (row.role === 'owner') throw invalidField('password', 'The owner account cannot be deleted');
     return this.deleteUser(userId);
   }
@@ -180,18 +243,30 @@ export class AccountService {
   }
 
   async profile(userId: string): Promise<Profile> {
-    const row = await this.knex('users').where({ id: userId }).first<ProfileRow | undefined>(...PROFILE_COLUMNS);
+    const row = await this.profileRow(userId);
     if (!row) throw accountGone();
     return profileOf(row);
   }
 
-  /** The owner's listing: every account, oldest first, with the total. */
-  async listUsers({ limit, offset }: { limit: number; offset: number }): Promise<{ users: Profile[]; total: number }> {
-    const [rows, count] = await Promise.all([
-      this.knex('users').select<ProfileRow[]>(...PROFILE_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(limit).offset(offset),
+  private async profileRow(userId: string): Promise<ProfileRow | undefined> {
+    const result = await this.knex.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users WHERE id = ?`, [userId]);
+    return result.rows[0];
+  }
+
+  /** The profile by (normalised) email, or undefined. */
+  async profileByEmail(email: string, db: Knex | Knex.Transaction = this.knex): Promise<Profile | undefined> {
+    const result = await db.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users WHERE email = ?`, [email]);
+    const row = result.rows[0];
+    return row ? profileOf(row) : undefined;
+  }
+
+  /** The owner's listing: every account, oldest first, with the total (identities and factors come with issue 27). */
+  async listUsers({ limit, offset }: { limit: number; offset: number }): Promise<{ users: AdminUser[]; total: number }> {
+    const [result, count] = await Promise.all([
+      this.knex.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`, [limit, offset]),
       this.knex('users').count({ total: '*' }).first<{ total: number } | undefined>(),
     ]);
-    return { users: rows.map(profileOf), total: count?.total ?? 0 };
+    return { users: result.rows.map((row) => ({ ...profileOf(row), identities: [], mfa: false })), total: count?.total ?? 0 };
   }
 
   /** Whether the account behind a still-valid access token exists (writes need it). */

@@ -33,7 +33,15 @@ export function resolveCaller(req: Request, tokens: TokenService, keys?: KeyServ
     const verified = tokens.verifyCredential(token);
     switch (verified.kind) {
       case 'access':
-        return { kind: 'user', id: verified.claims.sub, role: verified.claims.role, sessionId: verified.claims.sid, expiresAt: verified.claims.exp * 1000 };
+        return {
+          kind: 'user',
+          id: verified.claims.sub,
+          role: verified.claims.role,
+          sessionId: verified.claims.sid,
+          expiresAt: verified.claims.exp * 1000,
+          verified: verified.claims.verified === true,
+          email: verified.claims.verified === true ? (verified.claims.email ?? null) : null,
+        };
       case 'anon':
         return ANON;
       case 'expired':

@@ -152,6 +152,15 @@ export class AbuseLimiter {
     if (refusal) throw refusal;
   }
 
+  /** Counts one event on each counter in one statement, and refuses (429) when any went over its limit. */
+  async consumeAll(counters: Counter[]): Promise<void> {
+    const known = this.knownRefusal(counters);
+    if (known) throw known;
+    const rows = await this.hit(counters);
+    const refusal = this.refusal(counters, rows, (hits, max) => hits > max);
+    if (refusal) throw refusal;
+  }
+
   /** Forgets a counter (a successful sign-in clears its account-and-address failures). */
   async clear(counter: Counter): Promise<void> {
     if (this.limits === false) return;

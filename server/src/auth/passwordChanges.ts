@@ -25,7 +25,7 @@ export class PasswordChanges {
    * `POST /auth/password`: every other session of the caller ends; the calling device gets new tokens for its own
    * session (a new session when it was ended meanwhile). A wrong current password counts as a failed sign-in.
    */
-  async change(userId: string, sessionId: string | null, currentPassword: string, newPassword: string, origin: Origin): Promise<TokenPair> {
+  async change(userId: string, sessionId: string | null, currentPassword: string | undefined, newPassword: string, origin: Origin): Promise<TokenPair> {
     const row = await this.accounts.confirmPassword(userId, currentPassword, 'currentPassword', origin);
     const passwordHash = await this.passwords.hash(newPassword);
     return forExistingAccount(
@@ -33,7 +33,7 @@ export class PasswordChanges {
         await trx('users').where({ id: userId }).update({ password_hash: passwordHash });
         await this.sessions.endAll(userId, sessionId, trx);
         const renewed = sessionId === null ? undefined : await this.sessions.renew(sessionId, userId, null, trx);
-        return renewed ?? (await this.sessions.open({ id: row.id, email: row.email, role: row.role }, origin.userAgent, trx));
+        return renewed ?? (await this.sessions.open({ id: row.id, email: row.email, role: row.role, verified: row.email_verified }, origin.userAgent, trx));
       }),
     );
   }
@@ -41,6 +41,12 @@ export class PasswordChanges {
   /** `POST /admin/users/:id/reset-link`: a token valid one hour, stored as its digest. */
   createResetLink(userId: string): Promise<ResetLink> {
     return createResetLink(this.knex, userId);
+  }
+
+  /** Whether `token` is a live reset token the owner made (`POST /auth/reset` takes it beside mails' tokens). */
+  async isResetToken(token: string): Promise<boolean> {
+    const known = await this.knex('_basalt_reset_tokens').where({ token_hash: digest(token) }).andWhere('expires_at', '>', this.knex.fn.now()).first('user_id');
+    return known !== undefined;
   }
 
   /**

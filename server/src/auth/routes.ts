@@ -1,25 +1,26 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
+import { originOf } from './origin.js';
 import type { TokenService } from './tokens.js';
-import type { AccountService, Origin } from './accounts.js';
+import type { AccountService } from './accounts.js';
 import type { KeyService } from './keys/service.js';
 import type { PasswordChanges } from './passwordChanges.js';
-import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parsePasswordReset, parsePathId, parseRefreshBody } from './validation.js';
+import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parsePathId, parseRefreshBody } from './validation.js';
+import type { EmailService } from './email/service.js';
+import { emailRoutes } from './email/routes.js';
+import { parseResetBody } from './email/validation.js';
 import { authenticate, requireAccount, requireUser, userOf } from './credentials.js';
 import { keyRoutes } from './keys/routes.js';
 import { jsonObjectBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 
-/** The address the abuse limits count (Express's `req.ip`, which follows TRUST_PROXY) and the user agent. */
-export function originOf(req: Request): Origin {
-  const userAgent = req.headers['user-agent'];
-  return { address: req.ip ?? req.socket.remoteAddress ?? 'unknown', ...(userAgent ? { userAgent } : {}) };
-}
+export { originOf };
 
 export interface AuthDeps {
   accounts: AccountService;
   tokens: TokenService;
   keys: KeyService;
   passwordChanges: PasswordChanges;
+  email: EmailService;
 }
 
 /**
@@ -47,14 +48,18 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
     sendJson(res, 200, { data: await sessions.refresh(parseRefreshBody(req.body)) });
   });
 
+  // A recovery or invite mail's token or code, or the token the owner made (POST /admin/users/:id/reset-link).
   router.post('/reset', body, async (req, res) => {
-    const { token, newPassword } = parsePasswordReset(req.body);
-    await passwordChanges.reset(token, newPassword);
+    const { proof, newPassword } = parseResetBody(req.body);
+    await deps.email.flows.reset(proof, newPassword);
     sendJson(res, 200, { data: { signedOut: true } });
   });
 
   router.get('/settings', async (_req, res) => {
-    sendJson(res, 200, { data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner() } });
+    const { emailSignIn, verification } = deps.email.settings;
+    sendJson(res, 200, {
+      data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner(), emailSignIn, emailVerification: verification, providers: [] },
+    });
   });
 
   router.get('/me', ...signedInToken, async (req, res) => {
@@ -62,7 +67,8 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   });
 
   router.delete('/me', ...signedIn, body, async (req, res) => {
-    sendJson(res, 200, { data: await accounts.deleteOwnAccount(userOf(req).id, parsePasswordConfirmation(req.body), originOf(req)) });
+    const userId = userOf(req).id;
+    sendJson(res, 200, { data: await accounts.deleteOwnAccount(userId, parsePasswordConfirmation(req.body), originOf(req), (code) => deps.email.proveByCode(userId, code)) });
   });
 
   router.post('/signout', ...signedIn, async (req, res) => {
@@ -87,5 +93,6 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   });
 
   router.use(keyRoutes(deps.keys, body, signedIn));
+  router.use(emailRoutes(deps.email, body, signedIn));
   return router;
 }

@@ -28,7 +28,7 @@ export class SessionStore {
   ) {}
 
   /** A new device session, in the given transaction when there is one. */
-  async open(user: AuthUser, userAgent: string | undefined, db: Knex | Knex.Transaction = this.knex): Promise<TokenPair> {
+  async open(user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex | Knex.Transaction = this.knex): Promise<TokenPair> {
     const sessionId = randomId();
     const refresh = this.tokens.signRefreshToken(user.id, sessionId);
     await db('sessions').insert({
@@ -47,11 +47,11 @@ export class SessionStore {
    */
   async renew(sessionId: string, userId: string, oldTokenHash: string | null, db: Knex | Knex.Transaction = this.knex): Promise<TokenPair | undefined> {
     const next = this.tokens.signRefreshToken(userId, sessionId);
-    const result = await db.raw<{ rows: Array<{ id: string; role: Role }> }>(
+    const result = await db.raw<{ rows: Array<{ id: string; role: Role; email: string; verified: boolean }> }>(
       `UPDATE sessions s SET token_hash = ?, expires_at = ?, last_used_at = now()
        FROM users u
        WHERE s.id = ? AND s.user_id = ? AND u.id = s.user_id AND s.expires_at > now() AND (?::text IS NULL OR s.token_hash = ?)
-       RETURNING u.id, u.role`,
+       RETURNING u.id, u.role, u.email, u.email_verified AS verified`,
       [hashRefreshToken(next.token), next.expiresAt, sessionId, userId, oldTokenHash, oldTokenHash],
     );
     const user = result.rows[0];

@@ -46,8 +46,13 @@ export class TokenService {
     this.anonKeyBuffer = Buffer.from(this.anonKey);
   }
 
-  signAccessToken(user: { id: string; role: Role }, sessionId: string): string {
-    return jwt.sign({ sub: user.id, role: user.role, sid: sessionId, typ: 'access' }, this.key, {
+  /**
+   * `verified` (and, when verified, `email`, which `@auth.email` reads) as the account was when the token was made:
+   * they may lag up to a refresh. `aal` is 1 until a second factor exists (issue 27).
+   */
+  signAccessToken(user: { id: string; role: Role; email?: string; verified?: boolean }, sessionId: string): string {
+    const verified = user.verified === true;
+    return jwt.sign({ sub: user.id, role: user.role, sid: sessionId, typ: 'access', aal: 1, verified, ...(verified && user.email ? { email: user.email } : {}) }, this.key, {
       algorithm: ALGORITHM,
       expiresIn: ACCESS_TOKEN_TTL_SECONDS,
     });

@@ -3,6 +3,7 @@ import {
   API_KEY_ACCESS,
   API_KEY_NAME_MAX_LENGTH,
   EMAIL_MAX_LENGTH,
+  LOCALE_MAX_LENGTH,
   PASSWORD_CONFIRMATION_MAX_LENGTH,
   PASSWORD_MAX_BYTES,
   PASSWORD_MIN_BYTES,
@@ -23,7 +24,7 @@ import { invalidBody, invalidField, notFound } from '../errors.js';
 
 const NUL = '\u0000';
 
-const password = () =>
+export const password = () =>
   Joi.string()
     .required()
     .custom((value: string, helpers) => {
@@ -32,13 +33,13 @@ const password = () =>
       return value;
     });
 
-const passwordMessage = (field: string) => `${field} must be a string of ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes`;
+export const passwordMessage = (field: string) => `${field} must be a string of ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes`;
 
 /**
  * Validates a small body against `schema`; the first failing field is named, with the message the caller chose for
  * it. `convert` lets the schema normalise values (the email is trimmed and lower-cased, a key's name trimmed).
  */
-function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Record<string, string>, convert = false): T {
+export function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Record<string, string>, convert = false): T {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidBody('The request body must be a JSON object');
   for (const [field, value] of Object.entries(body)) {
     if (typeof value === 'string' && value.includes(NUL)) throw invalidField(field, `${field} must not contain a NUL character`);
@@ -51,15 +52,21 @@ function parseBody<T>(schema: Joi.ObjectSchema<T>, body: unknown, messages: Reco
   throw invalidField(field, messages[field] ?? `${field} is not valid`);
 }
 
-const credentialsSchema = Joi.object<Credentials>({
-  // Trimmed and lower-cased; the TLD is not checked (a@x.test works) but the domain needs two labels (not a@localhost).
-  email: Joi.string().trim().lowercase().max(EMAIL_MAX_LENGTH).email({ tlds: false, minDomainSegments: 2 }).required(),
+// Trimmed and lower-cased; the TLD is not checked (a@x.test works) but the domain needs two labels (not a@localhost).
+export const emailAddress = () => Joi.string().trim().lowercase().max(EMAIL_MAX_LENGTH).email({ tlds: false, minDomainSegments: 2 });
+/** A BCP 47 tag (sign-up and the sending endpoints store it on the account). */
+export const localeTag = () => Joi.string().max(LOCALE_MAX_LENGTH).pattern(/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/);
+export const LOCALE_MESSAGE = `locale must be a BCP 47 language tag such as en or pt-BR (at most ${LOCALE_MAX_LENGTH} characters)`;
+
+const credentialsSchema = Joi.object<Credentials & { locale?: string }>({
+  email: emailAddress().required(),
   password: password(),
+  locale: localeTag(),
 }).unknown(false);
 
-/** `{ email, password }` of sign-up and sign-in. */
-export function parseCredentials(body: unknown): Credentials {
-  return parseBody(credentialsSchema, body, { email: 'email must be a valid email address', password: passwordMessage('password') }, true);
+/** `{ email, password, locale? }` of sign-up and sign-in. */
+export function parseCredentials(body: unknown): Credentials & { locale?: string } {
+  return parseBody(credentialsSchema, body, { email: 'email must be a valid email address', password: passwordMessage('password'), locale: LOCALE_MESSAGE }, true);
 }
 
 const refreshSchema = Joi.object<{ refreshToken: string }>({ refreshToken: Joi.string().min(1).max(REFRESH_TOKEN_MAX_LENGTH).required() }).unknown(false);
@@ -68,7 +75,8 @@ export function parseRefreshBody(body: unknown): string {
   return parseBody(refreshSchema, body, { refreshToken: 'refreshToken must be a non-empty string' }).refreshToken;
 }
 
-const passwordChangeSchema = Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH).required(), newPassword: password() }).unknown(false);
+// currentPassword is checked by the service: an account without a password (emailed sign-in, invite) sends none.
+const passwordChangeSchema = Joi.object<ChangePasswordInput>({ currentPassword: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH), newPassword: password() }).unknown(false);
 
 export function parsePasswordChange(body: unknown): ChangePasswordInput {
   return parseBody(passwordChangeSchema, body, {
@@ -86,10 +94,18 @@ export function parsePasswordReset(body: unknown): ResetPasswordInput {
   });
 }
 
-const passwordConfirmationSchema = Joi.object<{ password: string }>({ password: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH).required() }).unknown(false);
+const passwordConfirmationSchema = Joi.object<{ password?: string; code?: string }>({
+  password: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH),
+  code: Joi.string().pattern(/^[0-9]{6}$/),
+})
+  .unknown(false)
+  .xor('password', 'code');
 
-export function parsePasswordConfirmation(body: unknown): string {
-  return parseBody(passwordConfirmationSchema, body, { password: 'password must be the account password, a non-empty string' }).password;
+/** `{ password }`, or `{ code }` (a fresh emailed sign-in code) for an account without a password. */
+export function parsePasswordConfirmation(body: unknown): { password: string } | { code: string } {
+  const messages = { password: 'password must be the account password, a non-empty string (or send the code of a fresh sign-in mail as code)', code: 'code must be the 6-digit code of a fresh sign-in mail' };
+  const given = parseBody(passwordConfirmationSchema, body, messages);
+  return given.code !== undefined ? { code: given.code } : { password: given.password! };
 }
 
 const keyInputSchema = Joi.object<CreateApiKeyInput>({
@@ -118,7 +134,7 @@ export function parseKeyInput(body: unknown): CreateApiKeyInput {
  * The id of a session, key or account in a path (`DELETE /auth/sessions/:id`, `DELETE /admin/users/:id`): one holding
  * a NUL names none, so it is 404 here, as a record id that cannot be coerced is on /api, without asking the database.
  */
-export function parsePathId(id: string, what: 'session' | 'API key' | 'user'): string {
+export function parsePathId(id: string, what: 'session' | 'API key' | 'user' | 'mail'): string {
   if (id.includes(NUL)) throw notFound(`No ${what} with this id`);
   return id;
 }

@@ -79,9 +79,11 @@ const apiPairs = recordHeaders(apiHeaders);
 const consolePairs = recordHeaders(consoleHeaders);
 
 export const CONSOLE_PREFIX = '/console';
+/** Basalt's confirm page for mails' links: a page of the console, served where links point (auth/email). */
+export const CONFIRM_PAGE = '/auth/confirm';
 
 export const securityHeaders: RequestHandler = (req, res, next) => {
-  const isConsole = req.path === CONSOLE_PREFIX || req.path.startsWith(`${CONSOLE_PREFIX}/`);
+  const isConsole = req.path === CONSOLE_PREFIX || req.path.startsWith(`${CONSOLE_PREFIX}/`) || req.path === CONFIRM_PAGE;
   for (const [name, value] of isConsole ? consolePairs : apiPairs) res.setHeader(name, value);
   next();
 };

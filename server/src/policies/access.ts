@@ -79,10 +79,11 @@ export function decideAccess(
   return { allowed: true, scope, forcedOwner: forcedOwnerColumn(table, surface) };
 }
 
-/** The caller as rules see them (`@auth.*`). No account is verified before email verification exists (issue 26). */
+/** The caller as rules see them (`@auth.*`): `email` only when verified; an API key carries its account's values. */
 export function expressionCaller(caller: Caller): ExpressionCaller {
   if (caller.kind !== 'user') return { id: null, role: null, email: null, key: false, verified: false, aal: null };
-  return { id: caller.id, role: caller.role, email: null, key: caller.key !== undefined, verified: false, aal: 1 };
+  const verified = caller.verified === true;
+  return { id: caller.id, role: caller.role, email: verified ? (caller.email ?? null) : null, key: caller.key !== undefined, verified, aal: 1 };
 }
 
 /**
@@ -111,6 +112,8 @@ function decideByRule(table: TableSchema, caller: Caller, operation: AccessOpera
   return { allowed: true, scope: ownerScopeOf(table, folded.condition, caller) ?? { kind: 'rule', condition: folded.condition, ...(bindings ? { bindings } : {}) }, forcedOwner: null };
 }
 
+const FOLDS_PER_RULE = 256;
+
 /** Per compiled rule (one per schema load), per kind of caller: the shared fold, or null where the fold needs the values. */
 const shared = new WeakMap<CompiledRule, Map<string, FoldedExpression | null>>();
 
@@ -128,7 +131,8 @@ function foldFor(rule: CompiledRule, caller: Caller, now: Date): { folded: Folde
   if (folded === undefined) {
     const template = foldExpressionLeavingId(rule.resolved, values, null);
     folded = template.kind === 'constant' || boundOnlyToColumns(template.condition) ? template : null;
-    byKind.set(kind, folded);
+    // The kind includes the verified email: bounded, so that many accounts cannot grow it without end.
+    if (byKind.size < FOLDS_PER_RULE) byKind.set(kind, folded);
   }
   if (folded === null) return { folded: foldExpression(rule.resolved, values, now) };
   return { folded, bindings: { '@auth.id': values.id, '@now': now } };

@@ -16,6 +16,10 @@ export interface UserCaller {
   role: Role;
   sessionId: string | null;
   key?: KeyCredential;
+  /** The account's email was verified (an access token's `verified` claim; a key's account as read). */
+  verified?: boolean;
+  /** The account's email when verified, else null (`@auth.email`). */
+  email?: string | null;
   /** When the credential stops being valid (ms since the epoch): a token's `exp`, a key's expiry; none: never. */
   expiresAt?: number;
 }

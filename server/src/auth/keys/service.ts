@@ -124,15 +124,24 @@ export class KeyService {
     this.verified.delete(hash);
     // Read before the lookup: a reload meanwhile leaves this entry tagged older, so it is checked again next time.
     const version = this.schemaVersion();
-    const result = await this.knex.raw<{ rows: Array<{ id: string; user_id: string; role: Role; access: ApiKeyAccess; expires_at: string | null }> }>(
-      `SELECT k.id, k.user_id, u.role, k.access, k.expires_at FROM _basalt_api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
+    const result = await this.knex.raw<{ rows: Array<{ id: string; user_id: string; role: Role; access: ApiKeyAccess; expires_at: string | null; email: string; email_verified: boolean }> }>(
+      `SELECT k.id, k.user_id, u.role, k.access, k.expires_at, u.email, u.email_verified FROM _basalt_api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`,
       [hash],
     );
     const row = result.rows[0];
     if (!row) throw unauthorized('The API key is not valid or was revoked');
     const expiresAt = row.expires_at === null ? null : Date.parse(row.expires_at);
     const entry: Verified = {
-      caller: { kind: 'user', id: row.user_id, role: row.role, sessionId: null, key: { id: row.id, hash, access: row.access, version }, ...(expiresAt === null ? {} : { expiresAt }) },
+      caller: {
+        kind: 'user',
+        id: row.user_id,
+        role: row.role,
+        sessionId: null,
+        key: { id: row.id, hash, access: row.access, version },
+        verified: row.email_verified,
+        email: row.email_verified ? row.email : null,
+        ...(expiresAt === null ? {} : { expiresAt }),
+      },
       expiresAt,
       touchedAt: 0,
     };

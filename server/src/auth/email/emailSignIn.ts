@@ -1,0 +1,112 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import { AUTH_CODE_TTL_SECONDS, type AuthResult, type EmailProof, type EmailSignInInput } from '@basalt/contract';
+import { ApiError, invalidField, notFound } from '../../errors.js';
+import { randomId } from '../../ids.js';
+import type { AccountService, Origin } from '../accounts.js';
+import type { SessionStore } from '../sessions.js';
+import type { Mailer } from './mailer.js';
+import { invalidToken, type ProofRow } from './proofs.js';
+import { tokenDigest } from './secrets.js';
+import { checkRedirect } from './validation.js';
+
+/**
+ * Sign-in by an emailed link or code (`auth.emailSignIn`), and the one-time code a sign-in link hands to the app's
+ * `redirectTo` through Basalt's confirm page, exchanged with the app's PKCE verifier (`POST /auth/oauth/exchange`, as
+ * a provider's code will be): tokens never travel in a URL. An unknown address gets an account at the proof, and only
+ * while sign-ups are enabled; the proof verifies the address.
+ */
+const invalidExchange = () => invalidField('code', 'The code is unknown, was already used, has expired or does not match codeVerifier');
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+export class EmailSignIn {
+  constructor(
+    private readonly mailer: Mailer,
+    private readonly accounts: AccountService,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  private enabled(): void {
+    if (!this.mailer.settings.emailSignIn) throw notFound('Sign-in by email is not enabled for this project (auth.emailSignIn)');
+  }
+
+  /** `POST /auth/otp`. */
+  async send(input: EmailSignInInput, locale: string | null, origin: Origin): Promise<void> {
+    this.enabled();
+    const redirectTo = checkRedirect(this.mailer.settings.redirectUrls, input.redirectTo);
+    await this.mailer.countSend(origin.address, input.email);
+    const user = await this.accounts.profileByEmail(input.email);
+    if (!user && !this.accounts.signupEnabled) return;
+    await this.mailer.inTransaction((trx) =>
+      this.mailer.sendProof(trx, { kind: 'otp', userId: user?.id ?? null, email: input.email, redirectTo, codeChallenge: input.codeChallenge ?? null }, locale ?? user?.locale ?? null),
+    );
+  }
+
+  /** The account a sign-in proof stands for, made now for a new address (sign-ups enabled), its address verified. */
+  private async accountOf(trx: Knex.Transaction, row: ProofRow) {
+    const existing = await this.accounts.profileByEmail(row.email, trx);
+    if (existing) {
+      if (row.user_id !== null && existing.id !== row.user_id) throw invalidToken();
+      if (!existing.verified) await trx('users').where({ id: existing.id }).update({ email_verified: true });
+      return { id: existing.id, email: existing.email, role: existing.role, verified: true };
+    }
+    if (row.user_id !== null) throw invalidToken();
+    if (!this.accounts.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
+    return this.accounts.insertUser(randomId(), row.email, { passwordHash: null, verified: true }, trx);
+  }
+
+  /** `POST /auth/otp/verify`: the sign-in answer. */
+  async verify(proof: EmailProof, origin: Origin): Promise<AuthResult> {
+    this.enabled();
+    return this.mailer.knex.transaction(async (trx) => {
+      const row = await this.mailer.proofs.use(trx, proof, ['otp']);
+      const account = await this.accountOf(trx, row);
+      const { verified: _verified, ...user } = account;
+      return { user, ...(await this.sessions.open(account, origin.userAgent, trx)) };
+    });
+  }
+
+  /** `POST /auth/otp/code`: Basalt's confirm page trades a sign-in link for `redirectTo?code=`. */
+  async handOver(token: string): Promise<{ redirectTo: string }> {
+    this.enabled();
+    return this.mailer.knex.transaction(async (trx) => {
+      const row = await this.mailer.proofs.use(trx, { token }, ['otp']);
+      if (!row.redirect_to || !row.code_challenge) {
+        throw invalidField('token', 'This sign-in link names no app to return to (no redirectTo and codeChallenge): type the code of the mail into the app');
+      }
+      const account = await this.accountOf(trx, row);
+      const code = randomBytes(32).toString('base64url');
+      await trx.raw(`INSERT INTO _basalt_auth_codes (code_hash, user_id, code_challenge, expires_at) VALUES (?, ?, ?, now() + make_interval(secs => ?))`, [
+        tokenDigest(code),
+        account.id,
+        row.code_challenge,
+        AUTH_CODE_TTL_SECONDS,
+      ]);
+      const target = new URL(row.redirect_to);
+      target.searchParams.set('code', code);
+      return { redirectTo: target.href };
+    });
+  }
+
+  /** `POST /auth/oauth/exchange`: the one-time code and the verifier whose S256 the app sent first -> the sign-in answer. */
+  async exchange(code: string, codeVerifier: string, origin: Origin): Promise<AuthResult> {
+    return this.mailer.knex.transaction(async (trx) => {
+      const used = await trx.raw<{ rows: Array<{ user_id: string; code_challenge: string }> }>(
+        `DELETE FROM _basalt_auth_codes WHERE code_hash = ? AND expires_at > now() RETURNING user_id, code_challenge`,
+        [tokenDigest(code)],
+      );
+      const row = used.rows[0];
+      const expected = row ? Buffer.from(row.code_challenge) : Buffer.alloc(0);
+      const given = Buffer.from(s256(codeVerifier));
+      if (!row || expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidExchange();
+      const result = await trx.raw<{ rows: Array<{ id: string; email: string; role: 'owner' | 'member'; verified: boolean }> }>(
+        `SELECT id, email, role, email_verified AS verified FROM users WHERE id = ?`,
+        [row.user_id],
+      );
+      const account = result.rows[0];
+      if (!account) throw invalidExchange();
+      const { verified: _verified, ...user } = account;
+      return { user, ...(await this.sessions.open(account, origin.userAgent, trx)) };
+    });
+  }
+}

@@ -1,0 +1,151 @@
+import type { Knex } from 'knex';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { MailSecrets } from './secrets.js';
+import type { MailBody } from './outbox.js';
+
+/**
+ * Sends the outbox (API.md, "Email"): any process leases due mails (`FOR UPDATE SKIP LOCKED`, a lease of
+ * LEASE_SECONDS), so a process killed while sending leaves them to another once the lease ends. nodemailer speaks SMTP
+ * (maintained, and it knows STARTTLS, auth and pooling); its timeouts keep one send inside a lease. A refusal the SMTP
+ * server calls permanent (5xx) fails the mail at once; anything else (4xx, no connection) is retried with a doubling
+ * backoff with jitter, for 24 hours from the mail's creation, then failed. A body is deleted when the mail is sent or
+ * failed. At most BATCH mails per round, SENDING_AT_ONCE at a time per process.
+ */
+export const LEASE_SECONDS = 30;
+const BATCH = 20;
+const SENDING_AT_ONCE = 5;
+const POLL_MS = 1_000;
+const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
+const BACKOFF_FIRST_MS = 2_000;
+const BACKOFF_MAX_MS = 10 * 60_000;
+
+interface LeasedRow {
+  id: string;
+  recipient: string;
+  body: Buffer | null;
+  attempts: number;
+  created_at: string;
+}
+
+export interface SenderCounters {
+  sent(): void;
+  failed(): void;
+}
+
+/** The backoff before attempt `attempts + 1`: 2 s, 4 s, 8 s, ... up to 10 min, each +-20 %. */
+export function backoffMs(attempts: number, random = Math.random): number {
+  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** What the outbox keeps of an SMTP failure: its response or message, without anything that could hold a secret. */
+function describeFailure(error: unknown): { permanent: boolean; text: string } {
+  const { responseCode, response, code, message } = (error ?? {}) as { responseCode?: number; response?: string; code?: string; message?: string };
+  const text = (response ?? (code ? `${code}: ${message ?? ''}` : message) ?? 'unknown error').replace(/\s+/g, ' ').slice(0, 500);
+  return { permanent: typeof responseCode === 'number' && responseCode >= 500, text };
+}
+
+export class OutboxSender {
+  private readonly transport: Transporter;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly secrets: MailSecrets,
+    smtpUrl: string,
+    private readonly from: { address: string; name: string },
+    private readonly counters: SenderCounters,
+    private readonly onError?: (error: unknown) => void,
+  ) {
+    this.transport = nodemailer.createTransport(smtpUrl, {});
+    Object.assign(this.transport.options, { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 15_000 });
+  }
+
+  start(): void {
+    const tick = () => {
+      this.kick();
+      this.timer = setTimeout(tick, POLL_MS);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** A round now (or right after the running one). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.rounds().finally(() => (this.running = null));
+  }
+
+  private async rounds(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const leased = await this.lease();
+        if (leased.length === BATCH) this.again = true;
+        await this.sendAll(leased);
+      } catch (error) {
+        this.onError?.(error);
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async lease(): Promise<LeasedRow[]> {
+    const result = await this.knex.raw<{ rows: LeasedRow[] }>(
+      `UPDATE _basalt_outbox o SET lease_until = now() + make_interval(secs => ?), attempts = o.attempts + 1, updated_at = now()
+       FROM (SELECT id FROM _basalt_outbox
+             WHERE status = 'queued' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+             ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) due
+       WHERE o.id = due.id
+       RETURNING o.id, o.recipient, o.body, o.attempts, o.created_at`,
+      [LEASE_SECONDS, BATCH],
+    );
+    return result.rows;
+  }
+
+  private async sendAll(rows: LeasedRow[]): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length && !this.stopped) await this.sendOne(rows[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(SENDING_AT_ONCE, rows.length) }, worker));
+  }
+
+  private async sendOne(row: LeasedRow): Promise<void> {
+    try {
+      if (!row.body) throw Object.assign(new Error('the mail has no body'), { responseCode: 554 });
+      const body = this.secrets.decrypt<MailBody>(row.body);
+      await this.transport.sendMail({ from: this.from, to: row.recipient, subject: body.subject, text: body.text, html: body.html });
+      await this.knex.raw(
+        `UPDATE _basalt_outbox SET status = 'sent', body = NULL, sent_at = now(), lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = ?`,
+        [row.id],
+      );
+      this.counters.sent();
+    } catch (error) {
+      const failure = describeFailure(error);
+      const expired = Date.now() - new Date(row.created_at).getTime() >= GIVE_UP_AFTER_MS;
+      if (failure.permanent || expired) {
+        await this.knex.raw(`UPDATE _basalt_outbox SET status = 'failed', body = NULL, lease_until = NULL, last_error = ?, updated_at = now() WHERE id = ?`, [failure.text, row.id]);
+        this.counters.failed();
+      } else {
+        await this.knex.raw(
+          `UPDATE _basalt_outbox SET lease_until = NULL, last_error = ?, next_attempt_at = now() + make_interval(secs => ?), updated_at = now() WHERE id = ?`,
+          [failure.text, backoffMs(row.attempts) / 1000, row.id],
+        );
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    this.transport.close();
+  }
+}
