@@ -33,6 +33,10 @@ export interface SmtpCatcher {
   waitFor(address: string, count?: number, timeoutMs?: number): Promise<CaughtMail>;
   /** Answers every following mail with this SMTP status (451, 550, ...) until `accept()`. */
   refuse(code: number, message?: string): void;
+  /** Takes every following mail's data and never answers it (a sender stuck mid-send), until `accept()`. */
+  stall(): void;
+  /** Mails whose data arrived while stalled. */
+  stalled: number;
   accept(): void;
   /** Closes the listening socket (connections are refused), keeping what was received. */
   stop(): Promise<void>;
@@ -48,6 +52,8 @@ export async function startSmtpCatcher(options: { port?: number } = {}): Promise
   const mails: CaughtMail[] = [];
   const waiters = new Set<() => void>();
   let refusal: { code: number; message: string } | null = null;
+  let stalling = false;
+  let stalled = 0;
   let port = options.port ?? 0;
 
   const serverOptions: SMTPServerOptions = {
@@ -58,6 +64,10 @@ export async function startSmtpCatcher(options: { port?: number } = {}): Promise
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        if (stalling) {
+          stalled += 1;
+          return;
+        }
         if (refusal) {
           const error = Object.assign(new Error(refusal.message), { responseCode: refusal.code });
           callback(error);
@@ -128,11 +138,18 @@ export async function startSmtpCatcher(options: { port?: number } = {}): Promise
         check();
       });
     },
+    stall() {
+      stalling = true;
+    },
+    get stalled() {
+      return stalled;
+    },
     refuse(code, message = code >= 500 ? 'Mailbox unavailable' : 'Try again later') {
       refusal = { code, message };
     },
     accept() {
       refusal = null;
+      stalling = false;
     },
     stop: shut,
     start: listen,

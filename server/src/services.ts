@@ -235,7 +235,16 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       trimmer,
       counting,
       folder,
-      telemetry: new Telemetry({ knex, pool, cache, passwords, hub, replicas: replicaSet, metricsToken: options.metricsToken }),
+      telemetry: new Telemetry({
+        knex,
+        pool,
+        cache,
+        passwords,
+        hub,
+        replicas: replicaSet,
+        metricsToken: options.metricsToken,
+        mail: { counts: email.counts, backlog: () => email.outbox.backlog() },
+      }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records: {

@@ -63,11 +63,11 @@ describe('the auth sweep', () => {
     await sql.query('BEGIN');
     await sql.query(`SELECT pg_advisory_xact_lock(hashtext('basalt auth sweep'))`);
     await h.services.sweeper.run();
-    expect(h.services.sweeper.last).toEqual({ limits: 0, sessions: 0, resets: 0 });
+    expect(h.services.sweeper.last).toEqual({ limits: 0, sessions: 0, resets: 0, mails: 0 });
     expect(await sessionOf(user.id)).toHaveLength(1);
     await sql.query('COMMIT');
     await h.services.sweeper.run();
-    expect(h.services.sweeper.last).toEqual({ limits: 0, sessions: 1, resets: 0 });
+    expect(h.services.sweeper.last).toEqual({ limits: 0, sessions: 1, resets: 0, mails: 0 });
     expect(await sessionOf(user.id)).toEqual([]);
   });
 

@@ -1,3 +1,4 @@
+import type { EmailSettings } from '../src/auth/email/settings.js';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import supertest from 'supertest';
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   listenUrl?: string;
   /** DATABASE_REPLICA_URLS and its companions. */
   replicas?: ReplicaConfig;
+  /** SMTP_URL, PUBLIC_URL, `email` and `auth` of config.json (issue 26); default: no SMTP. */
+  email?: EmailSettings;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     limits: options.limits,
     metricsToken: options.metricsToken,
     replicas: options.replicas,
+    email: options.email,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -20,6 +20,8 @@ export interface MetricSources {
   realtimeUndeliverable: () => number;
   /** The read replicas: each standby's lag, use and reads served, and the reads that fell back to the primary. */
   replicas?: Pick<Replicas, 'report' | 'primaryFallbacks'> | null;
+  /** The outbox: mails this process sent or gave up on, and the queue as the database holds it. */
+  mail?: { counts: { sent: number; failed: number }; backlog(): Promise<{ queued: number; oldestSeconds: number }> };
 }
 
 /** Seconds; from a millisecond to ten seconds, the range where an API's latency means something. */
@@ -77,6 +79,7 @@ export class ProcessMetrics {
       sources.realtimeUndeliverable,
     );
     if (sources.replicas) replicaMetrics(registers, sources.replicas);
+    if (sources.mail) mailMetrics(registers, sources.mail);
     const workers = new Gauge({ name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, labelNames: ['state'], registers });
     workers.set({ state: 'answered' }, 1);
     workers.set({ state: 'missing' }, 0);
@@ -159,6 +162,33 @@ function replicaMetrics(registers: Registry[], replicas: Pick<Replicas, 'report'
     },
   });
   counter(registers, 'basalt_replica_primary_fallbacks_total', 'Record reads served by the primary because no standby had replayed what they must see in time (or a standby failed mid-read)', () => replicas.primaryFallbacks);
+}
+
+/** The outbox: sent and failed by this process; queued mails and the oldest's age, read from the database (max over workers). */
+function mailMetrics(registers: Registry[], mail: NonNullable<MetricSources['mail']>): void {
+  counter(registers, 'basalt_mails_sent_total', 'Mails the SMTP server accepted', () => mail.counts.sent);
+  counter(registers, 'basalt_mails_failed_total', 'Mails given up on: refused for good (5xx) or still failing 24 hours after they were written', () => mail.counts.failed);
+  let backlog: Promise<{ queued: number; oldestSeconds: number }> | null = null;
+  // One read per scrape for both gauges.
+  const read = () => (backlog ??= mail.backlog().finally(() => setTimeout(() => (backlog = null), 100)));
+  new Gauge({
+    name: 'basalt_mails_queued',
+    help: 'Mails in the outbox waiting to be sent (SMTP configured)',
+    aggregator: 'max',
+    registers,
+    async collect() {
+      this.set((await read()).queued);
+    },
+  });
+  new Gauge({
+    name: 'basalt_mails_oldest_queued_seconds',
+    help: 'Age of the oldest mail waiting to be sent (0 when none)',
+    aggregator: 'max',
+    registers,
+    async collect() {
+      this.set((await read()).oldestSeconds);
+    },
+  });
 }
 
 export type MetricsPart = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;

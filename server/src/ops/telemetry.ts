@@ -8,7 +8,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import type { Hub } from '../realtime/hub.js';
 import type { Replicas } from '../replicas/router.js';
 import { answerPrimary, gatherFromPrimary, type GatherKind } from './gather.js';
-import { ProcessMetrics, type SignInOutcome } from './metrics.js';
+import { ProcessMetrics, type MetricSources, type SignInOutcome } from './metrics.js';
 import { RouteLabeler } from './routeLabel.js';
 import { combineTraffic, NOT_SIGN_IN, SIGN_IN_ACCEPTED, SIGN_IN_REFUSED, TrafficRing, type SignIn, type TrafficPart } from './traffic.js';
 
@@ -20,6 +20,8 @@ export interface TelemetryDeps {
   hub: Hub;
   /** The read replicas (DATABASE_REPLICA_URLS), or null. */
   replicas?: Replicas | null;
+  /** The outbox's numbers (auth/email). */
+  mail?: MetricSources['mail'];
   /** METRICS_TOKEN: unset, no Prometheus metrics are kept (the overview's counts always are). */
   metricsToken?: string;
 }
@@ -73,6 +75,7 @@ export class Telemetry {
           realtimeStreams: () => deps.hub.size,
           realtimeUndeliverable: () => deps.hub.undeliverable,
           replicas: deps.replicas ?? null,
+          ...(deps.mail ? { mail: deps.mail } : {}),
         })
       : null;
   }
