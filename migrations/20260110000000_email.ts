@@ -25,6 +25,7 @@ export async function up(knex: Knex): Promise<void> {
       code_hash text NOT NULL,
       redirect_to text,
       code_challenge text,
+      locale text,
       wrong_codes integer NOT NULL DEFAULT 0,
       expires_at timestamptz NOT NULL,
       code_expires_at timestamptz NOT NULL,

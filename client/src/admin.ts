@@ -1,18 +1,22 @@
 import type {
   AdminSettings,
+  AdminUser,
   AuthUser,
   ColumnDefinition,
   CreateIndexInput,
   CreateTableInput,
   DataResponse,
+  Invitation,
   ListResponse,
+  OutboxMail,
+  OutboxStatus,
   Overview,
   Policy,
-  Profile,
   ResetLink,
   RuleCheckAnswer,
   RuleCheckInput,
   Rules,
+  SentResult,
   TableInfo,
   TypesResult,
 } from '@basalt/contract';
@@ -26,6 +30,17 @@ import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf
 export interface UserListQuery {
   limit?: number;
   offset?: number;
+}
+
+/** `admin.outbox`: newest first, optionally only the mails in one status. */
+export interface OutboxQuery extends UserListQuery {
+  status?: OutboxStatus;
+}
+
+/** `admin.users.invite`: the mail's language, and where its link leads once the password is set. */
+export interface InviteOptions {
+  locale?: string;
+  redirectTo?: string;
 }
 
 /**
@@ -85,10 +100,19 @@ export class AdminClient<DB> {
   };
 
   readonly users = {
-    list: async (query: UserListQuery = {}): Promise<ListResponse<Profile>> => {
-      const body = await this.send<ListResponse<Profile>>({ method: 'GET', path: '/admin/users', query: { ...query } });
+    /** Each with `verified`, `hasPassword`, `locale`, `identities` and `mfa`. */
+    list: async (query: UserListQuery = {}): Promise<ListResponse<AdminUser>> => {
+      const body = await this.send<ListResponse<AdminUser>>({ method: 'GET', path: '/admin/users', query: { ...query } });
       return { data: body.data, total: body.total };
     },
+    /**
+     * Creates a member without a password and mails it a link (and code) to set one (`auth.reset`), which also proves
+     * the address; works with sign-ups closed. A taken address is 409 CONFLICT naming `users.email`.
+     */
+    invite: (email: string, options: InviteOptions = {}): Promise<Invitation> => this.data('POST', '/admin/users/invite', { email, ...options }),
+    /** Mails the invite again to an account that has no password yet, else the verification mail (400 if verified). */
+    resend: (id: string): Promise<SentResult & { kind: 'invite' | 'verify' }> =>
+      this.data('POST', `/admin/users/${segment(id)}/resend`),
     /** Deletes an account with its sessions, keys and the rows its owner columns cascade to; not the owner's own. */
     delete: (id: string): Promise<AuthUser> => this.data('DELETE', `/admin/users/${segment(id)}`),
     /** Ends every session and revokes every API key of the account. */
@@ -127,9 +151,28 @@ export class AdminClient<DB> {
     return new TableClient(this.send, `${this.tablePath(table)}/records`);
   }
 
-  /** The anon key and the project settings. */
+  /** The anon key and the project settings, with whether mail goes out (`smtp`). */
   settings(): Promise<AdminSettings> {
     return this.data('GET', '/admin/settings');
+  }
+
+  /**
+   * The mails the project sent or is sending, newest first. `link` and `code` are shown only for mails kept `unsent`
+   * (no SMTP server configured): the owner passes them on by hand.
+   */
+  async outbox(query: OutboxQuery = {}): Promise<ListResponse<OutboxMail>> {
+    const body = await this.send<ListResponse<OutboxMail>>({ method: 'GET', path: '/admin/outbox', query: { ...query } });
+    return { data: body.data, total: body.total };
+  }
+
+  /** Sends a queued mail now instead of at its next attempt; a sent, failed or unsent one is 400. */
+  retryMail(id: string): Promise<OutboxMail> {
+    return this.data('POST', `/admin/outbox/${segment(id)}/retry`);
+  }
+
+  /** Sends a `test` mail through the outbox: whether the SMTP settings work shows in `outbox()`. */
+  sendTestEmail(to: string): Promise<SentResult> {
+    return this.data('POST', '/admin/email/test', { to });
   }
 
   /** The last hour of traffic in 10 s buckets, oldest first, summed over every worker: what the console charts. */

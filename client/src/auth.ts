@@ -1,4 +1,17 @@
-import type { AuthResult, AuthSettings, AuthUser, Credentials, DataResponse, Profile, SessionInfo, TokenPair } from '@basalt/contract';
+import type {
+  AuthResult,
+  AuthSettings,
+  AuthUser,
+  Credentials,
+  DataResponse,
+  EmailProof,
+  Profile,
+  SentResult,
+  SessionInfo,
+  TokenPair,
+  VerifyResult,
+} from '@basalt/contract';
+import { isTokenPair, type EmailChangeProof, type EmailSignInOptions, type MailOptions, type PendingSignUp, type SignUpInput } from './email.js';
 import { ApiError } from './errors.js';
 import { segment } from './http.js';
 import { KeysClient } from './keys.js';
@@ -22,9 +35,14 @@ export class AuthClient {
     this.keys = new KeysClient(send);
   }
 
-  /** Creates an account and signs it in. The project's first account becomes its owner. */
-  async signUp(credentials: Credentials): Promise<Session> {
-    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/signup', body: credentials });
+  /**
+   * Creates an account and signs it in. The project's first account becomes its owner. When the project requires a
+   * verified address (`auth.emailVerification: "required"`), nobody is signed in: the answer is the new user with
+   * `verificationRequired: true`, and the verification mail's link or code (`verify`) signs it in.
+   */
+  async signUp(credentials: SignUpInput): Promise<Session | PendingSignUp> {
+    const result = await this.sendPublic<DataResponse<AuthResult | { user: AuthUser }>>({ method: 'POST', path: '/auth/signup', body: credentials });
+    if (!isTokenPair(result.data)) return { user: result.data.user, verificationRequired: true };
     return this.manager.establish(result.data);
   }
 
@@ -71,12 +89,83 @@ export class AuthClient {
     await this.manager.replaceTokens(result.data);
   }
 
-  /**
-   * Sets a new password with a reset token (from the owner's reset link): every session of that account ends. Needs
-   * nobody signed in; an unknown, used or expired token is 400 naming `token`.
-   */
+  /** `reset({ token }, newPassword)`, kept for the owner's reset link (`admin.users.resetLink`). */
   async resetPassword(token: string, newPassword: string): Promise<void> {
-    await this.sendPublic({ method: 'POST', path: '/auth/reset', body: { token, newPassword } });
+    await this.reset({ token }, newPassword);
+  }
+
+  /**
+   * Mails the address a link and a code proving it (again). The answer is the same whether or not the address has an
+   * account; too many mails to one address or from one client are 429 RATE_LIMITED with `retryAfter`.
+   */
+  async sendVerification(email: string, options: MailOptions = {}): Promise<SentResult> {
+    return this.mailed('/auth/verify/send', { email, ...options });
+  }
+
+  /**
+   * Proves an address with a verification mail's link token or its code. When the project requires verified
+   * addresses, this also signs the account in (`session`); a client already signed in as that account gets new
+   * tokens saying `verified`. An unknown, used or expired token is 400 naming `token`, a wrong code 400 naming `code`.
+   */
+  async verify(proof: EmailProof): Promise<{ user: VerifyResult['user']; session: Session | null }> {
+    const { data } = await this.sendPublic<DataResponse<VerifyResult>>({ method: 'POST', path: '/auth/verify', body: proof });
+    if (isTokenPair(data)) return { user: data.user, session: await this.manager.establish(data) };
+    const current = await this.currentSession();
+    // Best effort: the access token's `verified` otherwise catches up at the next refresh.
+    if (current?.user.id === data.user.id) await this.manager.refresh(current).catch(() => null);
+    return { user: data.user, session: null };
+  }
+
+  /** Mails a password-recovery link and code to the address (the same answer whether or not it has an account). */
+  async recover(email: string, options: MailOptions = {}): Promise<SentResult> {
+    return this.mailed('/auth/recover', { email, ...options });
+  }
+
+  /**
+   * Sets a new password with a recovery mail's token or code, an invite's token, or the owner's reset link token:
+   * every session of that account ends (sign in again). Needs nobody signed in.
+   */
+  async reset(proof: EmailProof, newPassword: string): Promise<void> {
+    await this.sendPublic({ method: 'POST', path: '/auth/reset', body: { ...proof, newPassword } });
+  }
+
+  /**
+   * Mails a sign-in link and code (when the project has `auth.emailSignIn`; else 404). A new address gets an account
+   * if sign-ups are open. With `redirectTo` and a PKCE `codeChallenge` (`createPkcePair`), the link's page sends the
+   * browser to `redirectTo?code=...` for `exchangeCode`; the code in the mail works with `verifyEmailCode`.
+   */
+  async signInWithEmail(email: string, options: EmailSignInOptions = {}): Promise<SentResult> {
+    return this.mailed('/auth/otp', { email, ...options });
+  }
+
+  /** Signs in with a sign-in mail's link token or its code. */
+  async verifyEmailCode(proof: EmailProof): Promise<Session> {
+    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/otp/verify', body: proof });
+    return this.manager.establish(result.data);
+  }
+
+  /** Signs in with the one-time code a sign-in link handed to `redirectTo`, and the PKCE verifier its challenge came from. */
+  async exchangeCode(code: string, codeVerifier: string): Promise<Session> {
+    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/oauth/exchange', body: { code, codeVerifier } });
+    return this.manager.establish(result.data);
+  }
+
+  /**
+   * Starts changing the signed-in account's address, proven by its password (or, without one, a fresh mailed code):
+   * the new address gets a confirmation link and code (`confirmEmailChange`), the old one a notice.
+   */
+  async changeEmail(newEmail: string, proof: EmailChangeProof): Promise<SentResult> {
+    return (await this.send<DataResponse<SentResult>>({ method: 'POST', path: '/auth/email', body: { newEmail, ...proof } })).data;
+  }
+
+  /**
+   * Switches the address with the confirmation's link token, or the new address and its code. Needs nobody signed
+   * in; a client signed in as that account keeps its session, with the new address.
+   */
+  async confirmEmailChange(proof: EmailProof): Promise<VerifyResult['user']> {
+    const { data } = await this.sendPublic<DataResponse<VerifyResult>>({ method: 'POST', path: '/auth/email/confirm', body: proof });
+    await this.manager.updateUser(data.user);
+    return data.user;
   }
 
   /** Deletes the signed-in account (confirmed by its password), then signs out here. The owner's cannot be deleted. */
@@ -116,6 +205,10 @@ export class AuthClient {
   /** Whether sign-up is open and whether the project has an owner yet (what a sign-in screen needs). */
   async settings(): Promise<AuthSettings> {
     return (await this.sendPublic<DataResponse<AuthSettings>>({ method: 'GET', path: '/auth/settings' })).data;
+  }
+
+  private async mailed(path: string, body: Record<string, unknown>): Promise<SentResult> {
+    return (await this.sendPublic<DataResponse<SentResult>>({ method: 'POST', path, body })).data;
   }
 
   private async currentSession(): Promise<Session | null> {

@@ -1,6 +1,17 @@
 export { createClient, BasaltClient, type ClientOptions } from './client.js';
 export { AuthClient } from './auth.js';
-export { AdminClient, type UserListQuery } from './admin.js';
+export { AdminClient, type InviteOptions, type OutboxQuery, type UserListQuery } from './admin.js';
+export {
+  codeChallengeFor,
+  createPkcePair,
+  parseEmailLink,
+  type EmailChangeProof,
+  type EmailLink,
+  type EmailSignInOptions,
+  type MailOptions,
+  type PendingSignUp,
+  type SignUpInput,
+} from './email.js';
 export { KeysClient } from './keys.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './tableClient.js';
@@ -38,6 +49,17 @@ export type {
 } from './types.js';
 export type {
   AdminSettings,
+  AdminUser,
+  EmailKind,
+  EmailLinkKind,
+  EmailProof,
+  EmailVerificationMode,
+  Invitation,
+  OutboxMail,
+  OutboxStatus,
+  SentResult,
+  SmtpSettings,
+  VerifyResult,
   ApiKeyAccess,
   ApiKeyInfo,
   CreateApiKeyInput,

@@ -65,10 +65,15 @@ describe('admin helpers for the owner', () => {
   it('lists users with createdAt, pages them, and returns the settings', async () => {
     const users = await owner.admin.users.list();
     expect(users.total).toBe(2);
-    expect(users.data[0]).toMatchObject({ role: 'owner' });
+    expect(users.data[0]).toMatchObject({ role: 'owner', verified: expect.any(Boolean), hasPassword: true, locale: null, identities: [], mfa: false });
     expect(Date.parse(users.data[0]?.createdAt ?? '')).not.toBeNaN();
     await expect(owner.admin.users.list({ limit: 1, offset: 1 })).resolves.toMatchObject({ total: 2, data: [{ id: memberId }] });
-    await expect(owner.admin.settings()).resolves.toEqual({ anonKey: live.server.anonKey, signupEnabled: true });
+    await expect(owner.admin.settings()).resolves.toEqual({
+      anonKey: live.server.anonKey,
+      signupEnabled: true,
+      smtp: { configured: false, from: null },
+      providers: [],
+    });
   });
 
   it('returns the generated TypeScript source', async () => {

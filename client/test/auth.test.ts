@@ -25,7 +25,13 @@ async function refreshStatus(refreshToken: string): Promise<number> {
 
 describe('auth against the server', () => {
   it('reports the settings a sign-in screen needs', async () => {
-    await expect(live.client().auth.settings()).resolves.toEqual({ signupEnabled: true, hasOwner: false });
+    await expect(live.client().auth.settings()).resolves.toEqual({
+      signupEnabled: true,
+      hasOwner: false,
+      emailSignIn: false,
+      emailVerification: 'optional',
+      providers: [],
+    });
   });
 
   it('signs up the first account as owner, later ones as members, and tells listeners', async () => {

@@ -1,4 +1,4 @@
-import type { AuthResult, DataResponse, TokenPair } from '@basalt/contract';
+import type { AuthResult, AuthUser, DataResponse, TokenPair } from '@basalt/contract';
 import { ApiError } from '../errors.js';
 import type { Http } from '../http.js';
 import { isMarkedSpent, markSpent, withLock, type LockManagerLike } from './refreshLock.js';
@@ -139,6 +139,14 @@ export class SessionManager {
     const session = sessionFromRefresh(previous, pair);
     await this.commit(session, 'refreshed');
     return session;
+  }
+
+  /** The same session with the user's new address (a confirmed email change), stored and shared like a refresh. */
+  async updateUser(user: AuthUser): Promise<void> {
+    await this.ready;
+    const previous = this.session;
+    if (previous?.user.id !== user.id || previous.user.email === user.email) return;
+    await this.commit({ ...previous, user: { ...previous.user, email: user.email } }, 'refreshed');
   }
 
   /** Forgets the session here and in storage, and tells the other tabs. */

@@ -269,6 +269,11 @@ export class AccountService {
     return { users: result.rows.map((row) => ({ ...profileOf(row), identities: [], mfa: false })), total: count?.total ?? 0 };
   }
 
+  /** A `locale` a sending endpoint was given is kept on the account, for the mails it gets later. */
+  async rememberLocale(userId: string, locale: string | undefined, db: Knex | Knex.Transaction = this.knex): Promise<void> {
+    if (locale !== undefined) await db('users').where({ id: userId }).whereRaw('locale IS DISTINCT FROM ?', [locale]).update({ locale });
+  }
+
   /** Whether the account behind a still-valid access token exists (writes need it). */
   async userExists(userId: string): Promise<boolean> {
     const row = await this.knex('users').where({ id: userId }).first('id');

@@ -37,9 +37,10 @@ export class EmailSignIn {
     await this.mailer.countSend(origin.address, input.email);
     const user = await this.accounts.profileByEmail(input.email);
     if (!user && !this.accounts.signupEnabled) return;
-    await this.mailer.inTransaction((trx) =>
-      this.mailer.sendProof(trx, { kind: 'otp', userId: user?.id ?? null, email: input.email, redirectTo, codeChallenge: input.codeChallenge ?? null }, locale ?? user?.locale ?? null),
-    );
+    await this.mailer.inTransaction(async (trx) => {
+      if (user) await this.accounts.rememberLocale(user.id, input.locale, trx);
+      await this.mailer.sendProof(trx, { kind: 'otp', userId: user?.id ?? null, email: input.email, redirectTo, codeChallenge: input.codeChallenge ?? null, locale: input.locale ?? locale }, locale ?? user?.locale ?? null);
+    });
   }
 
   /** The account a sign-in proof stands for, made now for a new address (sign-ups enabled), its address verified. */
@@ -52,7 +53,7 @@ export class EmailSignIn {
     }
     if (row.user_id !== null) throw invalidToken();
     if (!this.accounts.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
-    return this.accounts.insertUser(randomId(), row.email, { passwordHash: null, verified: true }, trx);
+    return this.accounts.insertUser(randomId(), row.email, { passwordHash: null, verified: true, locale: row.locale }, trx);
   }
 
   /** `POST /auth/otp/verify`: the sign-in answer. */

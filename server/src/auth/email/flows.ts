@@ -38,7 +38,10 @@ export class EmailFlows {
     await this.mailer.countSend(origin.address, input.email);
     const user = await this.accounts.profileByEmail(input.email);
     if (!user || user.verified || this.settings.verification === 'off') return;
-    await this.mailer.inTransaction((trx) => this.mailer.sendProof(trx, { kind: 'verify', userId: user.id, email: user.email, redirectTo }, locale ?? user.locale));
+    await this.mailer.inTransaction(async (trx) => {
+      await this.accounts.rememberLocale(user.id, input.locale, trx);
+      await this.mailer.sendProof(trx, { kind: 'verify', userId: user.id, email: user.email, redirectTo }, locale ?? user.locale);
+    });
   }
 
   /** The account a proof was made for, at the address it was sent to; a proof whose account moved on is spent. */
@@ -66,7 +69,10 @@ export class EmailFlows {
     await this.mailer.countSend(origin.address, input.email);
     const user = await this.accounts.profileByEmail(input.email);
     if (!user) return;
-    await this.mailer.inTransaction((trx) => this.mailer.sendProof(trx, { kind: 'recover', userId: user.id, email: user.email, redirectTo }, locale ?? user.locale));
+    await this.mailer.inTransaction(async (trx) => {
+      await this.accounts.rememberLocale(user.id, input.locale, trx);
+      await this.mailer.sendProof(trx, { kind: 'recover', userId: user.id, email: user.email, redirectTo }, locale ?? user.locale);
+    });
   }
 
   /**

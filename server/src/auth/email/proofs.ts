@@ -20,6 +20,8 @@ export interface ProofRow {
   new_email: string | null;
   redirect_to: string | null;
   code_challenge: string | null;
+  /** The locale of the request that asked for the mail: an account a sign-in code makes keeps it. */
+  locale: string | null;
 }
 
 export interface NewProof {
@@ -30,9 +32,10 @@ export interface NewProof {
   newEmail?: string | null;
   redirectTo?: string | null;
   codeChallenge?: string | null;
+  locale?: string | null;
 }
 
-const RETURNED = 'id, kind, user_id, email, new_email, redirect_to, code_challenge';
+const RETURNED = 'id, kind, user_id, email, new_email, redirect_to, code_challenge, locale';
 export const invalidToken = () => invalidField('token', 'The link is unknown, was already used or has expired: ask for a new mail, or use its code');
 export const invalidCode = () => invalidField('code', 'The code is wrong or has expired: check the latest mail, or ask for a new one');
 
@@ -50,9 +53,9 @@ export class ProofStore {
     const code = newCode();
     await db('_basalt_email_proofs').where({ kind: proof.kind, email: proof.email }).delete();
     await db.raw(
-      `INSERT INTO _basalt_email_proofs (id, kind, user_id, email, new_email, token_hash, code_hash, redirect_to, code_challenge, expires_at, code_expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))`,
-      [id, proof.kind, proof.userId, proof.email, proof.newEmail ?? null, tokenDigest(token), this.secrets.codeDigest(id, code), proof.redirectTo ?? null, proof.codeChallenge ?? null, EMAIL_LINK_TTL_SECONDS, EMAIL_CODE_TTL_SECONDS],
+      `INSERT INTO _basalt_email_proofs (id, kind, user_id, email, new_email, token_hash, code_hash, redirect_to, code_challenge, locale, expires_at, code_expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?), now() + make_interval(secs => ?))`,
+      [id, proof.kind, proof.userId, proof.email, proof.newEmail ?? null, tokenDigest(token), this.secrets.codeDigest(id, code), proof.redirectTo ?? null, proof.codeChallenge ?? null, proof.locale ?? null, EMAIL_LINK_TTL_SECONDS, EMAIL_CODE_TTL_SECONDS],
     );
     return { token, code };
   }
