@@ -179,6 +179,21 @@ describe('sign-in by email', () => {
     expect((await post('/auth/signin', { email: fresh, password: 'first password' })).status).toBe(200);
   });
 
+  it('lets an account without a password delete itself with a fresh emailed code, and no other way', async () => {
+    const email = uniqueEmail('codeonly');
+    await post('/auth/otp', { email });
+    const made = await post('/auth/otp/verify', { email, code: (await smtp.waitFor(email)).code });
+    const auth = { Authorization: `Bearer ${made.body.data.accessToken as string}` };
+    const guessed = await h.request().delete('/auth/me').set(auth).send({ password: 'any password' });
+    expect(errorOf(guessed).details).toEqual({ field: 'password' });
+    const stale = await h.request().delete('/auth/me').set(auth).send({ code: '123456' });
+    expect(errorOf(stale).details).toEqual({ field: 'code' });
+    await post('/auth/otp', { email });
+    const deleted = await h.request().delete('/auth/me').set(auth).send({ code: (await smtp.waitFor(email, 2)).code });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.data.email).toBe(email);
+  });
+
   it('hands a sign-in link to the app as a one-time code, exchanged once with the PKCE verifier', async () => {
     const { createHash, randomBytes } = await import('node:crypto');
     const verifier = randomBytes(32).toString('base64url');
