@@ -1,18 +1,23 @@
 import { DEFAULT_LIMIT, MANAGED_COLUMNS, MAX_LIMIT, POLICIES, RESERVED_TABLES, SYSTEM_TABLE_PREFIXES } from '@basalt/contract';
 import { noneOf, wholeNumber } from './patterns.js';
-import { bool, envelope, int, jsonBody, object, ref, responses, rulesSchema, SECURITY, str, type Operation, type Schema } from './schema.js';
+import { bool, envelope, int, jsonBody, nullable, object, providersSchema, ref, responses, rulesSchema, SECURITY, str, type Operation, type Schema } from './schema.js';
 
 /** `/admin` (the owner signed in with an access token) and the operations routes (health, readiness, metrics, this document). */
 
 type Paths = Record<string, Record<string, Operation>>;
 
-const pathParameter = (name: string, description: string, schema: Schema = str({ minLength: 1 })): Schema => ({ name, in: 'path', required: true, description, schema });
+export const pathParameter = (name: string, description: string, schema: Schema = str({ minLength: 1 })): Schema => ({ name, in: 'path', required: true, description, schema });
 // A table made with psql may have any name; reserved names (the accounts' tables, `_...`, `pg_...`) are 400.
 const tableName = pathParameter('name', `A served table (not ${RESERVED_TABLES.join(', ')} or a name starting with ${SYSTEM_TABLE_PREFIXES.join(' or ')})`, str({ pattern: noneOf(RESERVED_TABLES, SYSTEM_TABLE_PREFIXES) }));
 const columnName = pathParameter('column', `A column of the table (not ${MANAGED_COLUMNS.join(', ')}: the server keeps those)`, str({ pattern: noneOf(MANAGED_COLUMNS) }));
 const paging = str({ pattern: wholeNumber(BigInt(Number.MAX_SAFE_INTEGER)) });
+/** `limit` and `offset` of an owner's list (`what`: "Accounts"). */
+export const pagingParameters = (what: string): Schema[] => [
+  { name: 'limit', in: 'query', required: false, description: `${what} per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`, schema: paging },
+  { name: 'offset', in: 'query', required: false, description: `${what} to skip (at most 2^53 - 1)`, schema: paging },
+];
 
-const admin = (operationId: string, summary: string, tag: string, success: { status?: number; data: Schema; description: string; more?: Record<string, Schema> }, errors: number[], extra: Operation = {}): Operation => ({
+export const admin = (operationId: string, summary: string, tag: string, success: { status?: number; data: Schema; description: string; more?: Record<string, Schema> }, errors: number[], extra: Operation = {}): Operation => ({
   operationId,
   summary,
   tags: [`admin: ${tag}`],
@@ -60,11 +65,8 @@ export function adminPaths(): Paths {
       get: admin('admin.types', 'TypeScript types of every served table, for the client library', 'tables', { data: object({ typescript: str() }), description: 'The source' }, []),
     },
     '/admin/users': {
-      get: admin('admin.users', 'Every account, oldest first', 'users', { data: { type: 'array', items: ref('Profile') }, more: { total: int({ minimum: 0 }) }, description: 'A page of accounts' }, [400], {
-        parameters: [
-          { name: 'limit', in: 'query', required: false, description: `Accounts per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`, schema: paging },
-          { name: 'offset', in: 'query', required: false, description: 'Accounts to skip (at most 2^53 - 1)', schema: paging },
-        ],
+      get: admin('admin.users', 'Every account, oldest first', 'users', { data: { type: 'array', items: ref('AdminUser') }, more: { total: int({ minimum: 0 }) }, description: 'A page of accounts' }, [400], {
+        parameters: pagingParameters('Accounts'),
       }),
     },
     '/admin/users/{id}': {
@@ -83,7 +85,15 @@ export function adminPaths(): Paths {
       }),
     },
     '/admin/settings': {
-      get: admin('admin.settings', 'The anon key and the sign-up setting', 'project', { data: object({ anonKey: str(), signupEnabled: { type: 'boolean' } }), description: 'Settings' }, []),
+      get: admin('admin.settings', 'The anon key, the sign-up setting, the mail server and the identity providers', 'project', {
+        data: object({
+          anonKey: str(),
+          signupEnabled: bool,
+          smtp: object({ configured: { ...bool, description: 'SMTP_URL is set (else mails stay in the outbox, `unsent`)' }, from: nullable(str({ description: 'The sender address (`email.from`)' })) }),
+          providers: providersSchema,
+        }),
+        description: 'Settings',
+      }, []),
     },
     '/admin/overview': {
       get: admin('admin.overview', 'Requests, errors, p99 latency and sign-ins of the last hour, every worker summed', 'project', { data: ref('Overview'), description: 'The overview' }, []),

@@ -1,19 +1,19 @@
-import { PASSWORD_CONFIRMATION_MAX_LENGTH, REFRESH_TOKEN_MAX_LENGTH, RESET_TOKEN_MAX_LENGTH } from '@basalt/contract';
-import { unitsText } from './patterns.js';
-import { envelope, jsonBody, object, ref, responses, SECURITY, SHARED_PASSWORD, str, type Operation } from './schema.js';
+import { EMAIL_CODE_LENGTH, EMAIL_VERIFICATION_MODES, PASSWORD_CONFIRMATION_MAX_LENGTH, REFRESH_TOKEN_MAX_LENGTH } from '@basalt/contract';
+import { digitsCode, unitsText } from './patterns.js';
+import { bool, envelope, jsonBody, object, providersSchema, ref, responses, SECURITY, SHARED_PASSWORD, str, type Operation } from './schema.js';
 
 /**
  * `/auth`: what anyone may call (sign-up, sign-in, refresh, reset, settings; they ignore credential headers) and what
  * a user signed in with an access token may call (an API key is refused on every `/auth` route that needs a caller).
  */
 
-type Paths = Record<string, Record<string, Operation>>;
+export type Paths = Record<string, Record<string, Operation>>;
 const tags = ['auth'];
 
 /** A token or password the service holds to a length in UTF-16 code units (JavaScript's), without NUL. */
-const text = (max: number, what: string) => str({ pattern: unitsText(1, max), description: `${what}: 1 to ${max} characters (UTF-16 code units), no NUL` });
+export const text = (max: number, what: string) => str({ pattern: unitsText(1, max), description: `${what}: 1 to ${max} characters (UTF-16 code units), no NUL` });
 
-const post = (operationId: string, summary: string, body: string | Record<string, unknown>, success: { status: number; data: Record<string, unknown>; description: string }, errors: number[]): Operation => ({
+export const post = (operationId: string, summary: string, body: string | Record<string, unknown>, success: { status: number; data: Record<string, unknown>; description: string }, errors: number[]): Operation => ({
   operationId,
   summary,
   tags,
@@ -25,17 +25,21 @@ const post = (operationId: string, summary: string, body: string | Record<string
 export function publicAuthPaths(): Paths {
   return {
     '/auth/signup': {
-      post: post('auth.signup', 'Create an account (the first one is the owner) and sign in', 'Credentials', { status: 201, data: ref('AuthResult'), description: 'Signed in' }, [400, 403, 409, 413, 429, 503]),
+      post: post('auth.signup', 'Create an account (the first one is the owner) and sign in; a verification mail goes out unless verification is off', 'Credentials', { status: 201, data: ref('SignUpResult'), description: 'Signed in (under required verification: the user alone)' }, [400, 403, 409, 413, 429, 503]),
     },
     '/auth/signin': {
-      post: post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 401, 413, 429, 503]),
+      post: {
+        ...post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 401, 403, 413, 429, 503]),
+        description: 'Under `auth.emailVerification` `required`, an account whose address is not verified is refused with 403 `EMAIL_NOT_VERIFIED` once its password matched.',
+      },
     },
     '/auth/refresh': {
       post: post('auth.refresh', 'Trade a refresh token (single use) for a new pair', object({ refreshToken: text(REFRESH_TOKEN_MAX_LENGTH, 'The refresh token') }), { status: 200, data: ref('TokenPair'), description: 'A new pair' }, [400, 401, 413, 429, 503]),
     },
     '/auth/reset': {
       post: {
-        ...post('auth.reset', 'Set a new password with a reset token from the owner', object({ token: text(RESET_TOKEN_MAX_LENGTH, 'The reset token'), newPassword: SHARED_PASSWORD }), { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
+        ...post('auth.reset', 'Set a new password with a recovery or invite mail\'s token or code, or a reset token from the owner', 'ResetPassword', { status: 200, data: ref('SignedOut'), description: 'Every session of the account ended' }, [400, 413, 503]),
+        description: 'The address is proven by it (an invited account becomes verified). A token or code that is unknown, used or expired is 400 naming `token` or `code`.',
       },
     },
     '/auth/settings': {
@@ -44,13 +48,28 @@ export function publicAuthPaths(): Paths {
         summary: 'What a sign-in screen needs to know',
         tags,
         security: SECURITY.none,
-        responses: responses({ status: 200, description: 'Settings', schema: envelope(object({ signupEnabled: { type: 'boolean' }, hasOwner: { type: 'boolean' } })) }, [503]),
+        responses: responses(
+          {
+            status: 200,
+            description: 'Settings',
+            schema: envelope(
+              object({
+                signupEnabled: bool,
+                hasOwner: bool,
+                emailSignIn: { ...bool, description: '`auth.emailSignIn`: sign-in by an emailed link or code (POST /auth/otp)' },
+                emailVerification: str({ enum: [...EMAIL_VERIFICATION_MODES], description: '`auth.emailVerification`' }),
+                providers: providersSchema,
+              }),
+            ),
+          },
+          [503],
+        ),
       },
     },
   };
 }
 
-const signedIn = (operationId: string, summary: string, success: { status?: number; data: Record<string, unknown>; description: string }, errors: number[], extra: Operation = {}): Operation => ({
+export const signedIn = (operationId: string, summary: string, success: { status?: number; data: Record<string, unknown>; description: string }, errors: number[], extra: Operation = {}): Operation => ({
   operationId,
   summary,
   tags,
@@ -66,7 +85,12 @@ export function userAuthPaths(): Paths {
     '/auth/me': {
       get: signedIn('auth.me', 'The signed-in account', { data: ref('Profile'), description: 'The account' }, []),
       delete: signedIn('auth.deleteMe', 'Delete the signed-in account (not the owner\'s)', { data: ref('AuthUser'), description: 'The deleted account' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ password: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The account\'s password') })),
+        requestBody: jsonBody({
+          oneOf: [
+            object({ password: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The account\'s password') }),
+            object({ code: str({ pattern: digitsCode(EMAIL_CODE_LENGTH), description: 'For an account without a password: the code of a fresh sign-in mail (POST /auth/otp)' }) }),
+          ],
+        }),
       }),
     },
     '/auth/signout': {
@@ -74,7 +98,7 @@ export function userAuthPaths(): Paths {
     },
     '/auth/password': {
       post: signedIn('auth.password', 'Change the password; every other session ends', { data: ref('TokenPair'), description: 'A new pair for this device' }, [400, 413, 429], {
-        requestBody: jsonBody(object({ currentPassword: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The current password'), newPassword: SHARED_PASSWORD })),
+        requestBody: jsonBody(object({ currentPassword: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The current password (required unless the account has none: made by an emailed code or an invite)'), newPassword: SHARED_PASSWORD }, ['newPassword'])),
       }),
     },
     '/auth/sessions': {

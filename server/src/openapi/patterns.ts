@@ -141,6 +141,15 @@ const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
  */
 export const EMAIL = `^(?=[^@]{1,64}@)${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+${TOP_LABEL}$`;
 
+/** A BCP 47 language tag as sign-up and the sending endpoints take it (`en`, `pt-BR`); the schema's maxLength bounds it. */
+export const LOCALE = '^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$';
+
+/** The code of a mail: exactly `length` ASCII digits. */
+export const digitsCode = (length: number): string => `^[0-9]{${length}}$`;
+
+/** RFC 7636: a PKCE verifier, or an S256 challenge (43 characters), of 43 to 128 unreserved characters. */
+export const PKCE = '^[A-Za-z0-9._~-]{43,128}$';
+
 /** `<column>.asc|desc`, comma-separated, of these columns (a name holding a comma cannot be written). */
 export function orderPattern(columns: readonly string[]): string {
   const term = `(?:${columns.filter((name) => !name.includes(',')).map(escapeName).join('|')})\\.(?:asc|desc)`;

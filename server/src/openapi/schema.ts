@@ -7,6 +7,7 @@ import {
   EMAIL_MAX_LENGTH,
   ERROR_STATUS,
   INDEX_KINDS,
+  LOCALE_MAX_LENGTH,
   ON_DELETE_RULES,
   OWNER_COLUMNS,
   PASSWORD_MAX_BYTES,
@@ -17,7 +18,7 @@ import {
   ROLES,
   TABLE_NAME_PATTERN,
 } from '@basalt/contract';
-import { EMAIL, passwordPattern, trimmedUnitsText } from './patterns.js';
+import { EMAIL, LOCALE, passwordPattern, trimmedUnitsText } from './patterns.js';
 import { VALUE_SCHEMAS } from './values.js';
 
 /**
@@ -48,8 +49,8 @@ export const envelope = (data: Schema, more: Record<string, Schema> = {}, requir
 const ERROR_TEXTS: Record<number, string> = {
   400: 'The request is not valid: `details` names the parameter or field',
   401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
-  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write',
-  404: 'No such route, table or record (or a record outside the caller\'s scope)',
+  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`)',
+  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`)',
   409: 'A conflict: a unique value taken, or a reference that still points at the row',
   413: 'The request body is larger than the limit',
   429: 'Too many attempts: retry after `Retry-After` seconds',
@@ -88,6 +89,17 @@ const tokenPair = { accessToken: str(), refreshToken: str() };
 /** An account's email as answered: lower-case; not `format: email`, which refuses the internationalised ones sign-up takes. */
 const storedEmail = str({ description: 'The account\'s email address, lower-cased' });
 const authUser = object({ id: str(), email: storedEmail, role: str({ enum: [...ROLES] }) });
+const profile = {
+  id: str(),
+  email: storedEmail,
+  role: str({ enum: [...ROLES] }),
+  createdAt: dateTime,
+  verified: { ...bool, description: 'The address was proven (a mail\'s link or code, an invite), or the account predates required verification' },
+  hasPassword: { ...bool, description: 'false for an account made by an emailed sign-in code, or an invite not yet accepted' },
+  locale: nullable(str({ description: 'BCP 47, from sign-up or a sending endpoint' })),
+};
+/** `providers` of the settings: identity providers (issue 27), an empty list until then. */
+export const providersSchema: Schema = { type: 'array', items: object({ name: str(), displayName: str() }) };
 const keyInfo = { id: str(), name: str(), access: str({ enum: [...API_KEY_ACCESS] }), createdAt: dateTime, expiresAt: nullable(dateTime) };
 
 const columnDefinition = object(
@@ -157,13 +169,26 @@ const email = str({
   description: `At most ${EMAIL_MAX_LENGTH} characters, a local part of at most 64, a domain of two labels or more (\`a@x.test\`, not \`a@localhost\`; the top-level domain is not checked). The service trims and lower-cases it first, and also takes internationalised addresses, which the pattern leaves out`,
 });
 
+/** A BCP 47 language tag (sign-up and the sending endpoints store it on the account). */
+const LOCALE_TEXT = `A BCP 47 language tag such as \`en\` or \`pt-BR\`, at most ${LOCALE_MAX_LENGTH} characters`;
+export const localeSchema = (use: string): Schema => str({ pattern: LOCALE, maxLength: LOCALE_MAX_LENGTH, description: `${LOCALE_TEXT}: ${use}` });
+
 /** Schemas shared by every document; a document keeps only those it refers to (see document.ts). */
 export const SHARED_SCHEMAS: Record<string, Schema> = {
   Error: errorEnvelope,
-  Credentials: object({ email, password }),
+  Credentials: object({ email, password, locale: localeSchema('the language of the account\'s mails (sign-up; sign-in ignores it)') }, ['email', 'password']),
   AuthUser: authUser,
-  Profile: object({ id: str(), email: storedEmail, role: str({ enum: [...ROLES] }), createdAt: dateTime }),
+  Profile: object(profile),
+  AdminUser: object({
+    ...profile,
+    identities: { type: 'array', items: object({ provider: str(), email: nullable(str()), createdAt: dateTime }), description: 'Identity providers linked to the account (issue 27): empty until then' },
+    mfa: { ...bool, description: 'A second factor is set up (issue 27): false until then' },
+  }),
   AuthResult: object({ ...tokenPair, user: authUser }),
+  SignUpResult: {
+    oneOf: [ref('AuthResult'), object({ user: authUser })],
+    description: 'Signed in; under `auth.emailVerification` `required` the user alone (no tokens) until the address is verified (the first account, the owner, is signed in)',
+  },
   TokenPair: object(tokenPair),
   SignedOut: object({ signedOut: { const: true } }),
   Session: object({ id: str(), createdAt: dateTime, lastUsedAt: dateTime, userAgent: nullable(str()), current: bool }),
@@ -190,6 +215,7 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
 };
 
 export const SHARED_PASSWORD = password;
+export const SHARED_EMAIL = email;
 
 /** The security schemes: which credential each operation takes is listed on it. */
 export const SECURITY_SCHEMES = {

@@ -119,8 +119,7 @@ export class OutboxSender {
 
   private async sendOne(row: LeasedRow): Promise<void> {
     try {
-      if (!row.body) throw Object.assign(new Error('the mail has no body'), { responseCode: 554 });
-      const body = this.secrets.decrypt<MailBody>(row.body);
+      const body = this.bodyOf(row);
       await this.transport.sendMail({ from: this.from, to: row.recipient, subject: body.subject, text: body.text, html: body.html });
       await this.knex.raw(
         `UPDATE _basalt_outbox SET status = 'sent', body = NULL, sent_at = now(), lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = ?`,
@@ -140,6 +139,16 @@ export class OutboxSender {
         );
       }
     }
+  }
+
+  /** A body that cannot be read (none, or sealed under another JWT_SECRET) fails the mail for good. */
+  private bodyOf(row: LeasedRow): MailBody {
+    try {
+      if (row.body) return this.secrets.decrypt<MailBody>(row.body);
+    } catch {
+      // Sealed under another key.
+    }
+    throw Object.assign(new Error('the body cannot be decrypted (was JWT_SECRET changed?)'), { responseCode: 554 });
   }
 
   async stop(): Promise<void> {
