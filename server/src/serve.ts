@@ -72,6 +72,8 @@ export async function serve(
     await services.close();
     throw new Error(`cannot listen on port ${config.port}: ${error.message}`);
   });
+  // Without PUBLIC_URL, mails' links name the port actually listened on (PORT=0 picks one).
+  if (config.email.publicUrlIsDefault) services.email.settings.publicUrl = `http://localhost:${port}`;
   // A worker's share of /metrics and /admin/overview, asked for by the primary whichever worker was asked.
   const stopAnswering = cluster.isWorker ? services.telemetry.answerPrimary() : undefined;
   let stopping: Promise<void> | undefined;

@@ -97,6 +97,34 @@ describe('GET /openapi.json', () => {
     expect((owner.components.schemas['table.legacy']!.properties as Record<string, unknown>).code).toMatchObject({ anyOf: [{ type: 'string', maxLength: 8 }, { type: 'null' }] });
   });
 
+  it('describes the email routes (issue 26) to those who may call them, and not the confirm page', async () => {
+    const publicEmail = ['POST /auth/verify/send', 'POST /auth/verify', 'POST /auth/recover', 'POST /auth/reset', 'POST /auth/otp', 'POST /auth/otp/verify', 'POST /auth/otp/code', 'POST /auth/oauth/exchange', 'POST /auth/email/confirm'];
+    const ownerEmail = ['GET /admin/outbox', 'POST /admin/outbox/{id}/retry', 'POST /admin/users/invite', 'POST /admin/users/{id}/resend', 'POST /admin/email/test'];
+    const anon = operations(await documentFor({ apikey: project.anonKey }));
+    expect(anon).toEqual(expect.arrayContaining(publicEmail));
+    for (const hidden of ['POST /auth/email', ...ownerEmail]) expect(anon).not.toContain(hidden);
+    const member = operations(await documentFor(project.member.auth));
+    expect(member).toEqual(expect.arrayContaining([...publicEmail, 'POST /auth/email']));
+    for (const hidden of ownerEmail) expect(member).not.toContain(hidden);
+    const document = await documentFor(project.owner.auth);
+    expect(operations(document)).toEqual(expect.arrayContaining([...publicEmail, 'POST /auth/email', ...ownerEmail]));
+    // An HTML page of the console, as /console is: not in the document.
+    expect(Object.keys(document.paths).filter((path) => path === '/auth/confirm' || path.startsWith('/console'))).toEqual([]);
+
+    const { schemas } = document.components;
+    expect(schemas.Profile!.required).toEqual(['id', 'email', 'role', 'createdAt', 'verified', 'hasPassword', 'locale']);
+    expect(schemas.AdminUser!.required).toEqual(expect.arrayContaining(['verified', 'hasPassword', 'locale', 'identities', 'mfa']));
+    const users = document.paths['/admin/users']!.get as unknown as { responses: Record<string, { content: Record<string, { schema: { properties: { data: { items: unknown } } } }> }> };
+    expect(users.responses['200']!.content['application/json']!.schema.properties.data.items).toEqual({ $ref: '#/components/schemas/AdminUser' });
+    // Sending endpoints may answer 429; sign-in by email 404 when it is off; invites 409; sign-in 403 (unverified).
+    const statuses = (path: string, method = 'post') => Object.keys((document.paths[path]![method] as { responses: object }).responses);
+    for (const path of ['/auth/verify/send', '/auth/recover', '/auth/otp', '/auth/email']) expect(statuses(path), path).toContain('429');
+    for (const path of ['/auth/otp', '/auth/otp/verify', '/auth/otp/code', '/admin/outbox/{id}/retry', '/admin/users/{id}/resend']) expect(statuses(path), path).toContain('404');
+    expect(statuses('/admin/users/invite')).toEqual(expect.arrayContaining(['201', '409']));
+    expect(statuses('/auth/signin')).toContain('403');
+    expect(statuses('/auth/email')).toContain('401');
+  });
+
   it('changes when the schema and the policies do', async () => {
     const before = operations(await documentFor({ apikey: project.anonKey }));
     expect(before).not.toContain('GET /api/secrets');

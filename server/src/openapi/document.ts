@@ -3,8 +3,9 @@ import { describesAccess } from '../policies/access.js';
 import { isOwner, type Caller } from '../policies/caller.js';
 import { adminPaths, operationPaths } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
+import { EMAIL_SCHEMAS, ownerEmailPaths, publicEmailPaths, userEmailPaths } from './email.js';
 import { tablePaths, tableSchemas, type TableAccess } from './records.js';
-import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS, str, type Operation, type Schema } from './schema.js';
+import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS as ACCOUNT_SCHEMAS, str, type Operation, type Schema } from './schema.js';
 import { filterParameterComponents, type Readable } from './tables.js';
 
 /**
@@ -28,6 +29,9 @@ export interface DocumentOptions {
 function accessOf(table: TableSchema, caller: Caller): TableAccess {
   return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
+
+/** The schemas a document may refer to: the account, table and value ones, and email's. */
+const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS };
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */
 function referencedSchemas(value: unknown, found: Set<string>): Set<string> {
@@ -64,8 +68,8 @@ function severalTablesStream(): Record<string, Operation> {
 export function buildDocument(tables: TableSchema[], caller: Caller, options: DocumentOptions): Record<string, unknown> {
   const signedIn = caller.kind === 'user' && !caller.key;
   const owner = signedIn && isOwner(caller);
-  const paths: Record<string, Record<string, Operation>> = { ...operationPaths({ metrics: owner && options.metrics }), ...publicAuthPaths() };
-  if (signedIn) Object.assign(paths, userAuthPaths());
+  const paths: Record<string, Record<string, Operation>> = { ...operationPaths({ metrics: owner && options.metrics }), ...publicAuthPaths(), ...publicEmailPaths() };
+  if (signedIn) Object.assign(paths, userAuthPaths(), userEmailPaths());
 
   const readers: Readable = { tables, readable: (table) => accessOf(table, caller).read };
   const tableComponents: Record<string, Schema> = {};
@@ -81,7 +85,7 @@ export function buildDocument(tables: TableSchema[], caller: Caller, options: Do
   }
   if (anyReadable) paths['/realtime'] = severalTablesStream();
   if (owner) {
-    Object.assign(paths, adminPaths());
+    Object.assign(paths, adminPaths(), ownerEmailPaths());
     for (const table of tables) Object.assign(paths, tablePaths(table, { read: true, write: true }, 'admin', readers));
   }
 

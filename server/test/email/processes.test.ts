@@ -68,4 +68,12 @@ describe('the outbox across processes', () => {
     // Not before the lease ended: the survivor waited for it rather than sending a mail another process holds.
     expect(mail.receivedAt - killedAt).toBeGreaterThan((LEASE_SECONDS - 10) * 1000);
   }, (LEASE_SECONDS + 60) * 1000);
+
+  it('without SMTP_URL, outside production, prints each mail\'s link in the log', async () => {
+    const plain = await spawnServer({ database, env: { CONFIG_PATH: path.join(configDir, 'config.json'), LOG_LEVEL: 'info' } });
+    servers.push(plain);
+    const email = `logged-${Date.now()}@example.test`;
+    await signUp(plain, email);
+    await expect.poll(() => plain.output(), { timeout: 10_000 }).toMatch(new RegExp(`Mail not sent \\(no SMTP_URL\\): verify to ${email}: http://localhost:${new URL(plain.url).port}/auth/confirm#type=verify&token=`));
+  });
 });

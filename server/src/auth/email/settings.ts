@@ -14,6 +14,8 @@ export interface EmailSettings {
   projectName: string;
   /** Basalt's external base URL, without a trailing slash: links to its own confirm page start here. */
   publicUrl: string;
+  /** PUBLIC_URL was unset: `http://localhost:<the port listened on>` (serve.ts sets it once listening, PORT=0 too). */
+  publicUrlIsDefault: boolean;
   verification: EmailVerificationMode;
   emailSignIn: boolean;
   /** The app's page that takes the links (`#type=...&token=...`); null: Basalt's `/auth/confirm`. */
@@ -98,6 +100,7 @@ export function parseEmailSettings(
     from,
     projectName: optionalText(email.projectName, 'email.projectName', configPath) ?? 'Basalt',
     publicUrl: publicUrl.replace(/\/+$/, ''),
+    publicUrlIsDefault: !env.PUBLIC_URL?.trim(),
     verification: verification as EmailVerificationMode,
     emailSignIn,
     siteUrl,
