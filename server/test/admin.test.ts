@@ -264,7 +264,17 @@ describe('users and settings', () => {
     const response = await admin().get('/users');
     expect(response.status).toBe(200);
     expect(response.body.total).toBeGreaterThanOrEqual(2);
-    expect(response.body.data[0]).toEqual({ id: owner.id, email: owner.email, role: 'owner', createdAt: expect.any(String) });
+    expect(response.body.data[0]).toEqual({
+      id: owner.id,
+      email: owner.email,
+      role: 'owner',
+      createdAt: expect.any(String),
+      verified: false,
+      hasPassword: true,
+      locale: null,
+      identities: [],
+      mfa: false,
+    });
     expect(JSON.stringify(response.body)).not.toContain('$2');
     expect((await admin().get('/users?limit=1')).body.data).toHaveLength(1);
     expect((await admin().get('/users?limit=x')).status).toBe(400);
@@ -272,7 +282,7 @@ describe('users and settings', () => {
 
   it('returns the anon key and signupEnabled', async () => {
     const response = await admin().get('/settings');
-    expect(response.body).toEqual({ data: { anonKey: h.services.tokens.anonKey, signupEnabled: true } });
+    expect(response.body).toEqual({ data: { anonKey: h.services.tokens.anonKey, signupEnabled: true, smtp: { configured: false, from: null }, providers: [] } });
   });
 });
 

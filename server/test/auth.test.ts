@@ -259,6 +259,6 @@ describe('settings', () => {
   it('tells a sign-in screen whether sign-up is open and an owner exists', async () => {
     const response = await h.request().get('/auth/settings');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { signupEnabled: true, hasOwner: true } });
+    expect(response.body).toEqual({ data: { signupEnabled: true, hasOwner: true, emailSignIn: false, emailVerification: 'optional', providers: [] } });
   });
 });

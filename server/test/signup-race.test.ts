@@ -51,7 +51,7 @@ describe('with signupEnabled false', () => {
     const response = await h.request().post('/auth/signup').send({ email: uniqueEmail(), password: 'password1' });
     expect(response.status).toBe(403);
     expect(errorOf(response).code).toBe('SIGNUP_DISABLED');
-    expect((await h.request().get('/auth/settings')).body).toEqual({ data: { signupEnabled: false, hasOwner: false } });
+    expect((await h.request().get('/auth/settings')).body).toEqual({ data: { signupEnabled: false, hasOwner: false, emailSignIn: false, emailVerification: 'optional', providers: [] } });
     expect(await h.services.knex('users').count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 });

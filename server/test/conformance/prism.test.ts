@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpCatcher, type SmtpCatcher } from '../../../test-support/smtp.js';
 import { startHarness, uniqueEmail, type Harness } from '../harness.js';
+import { emailSettings } from '../email/support.js';
+import { emailTraffic } from './emailTraffic.js';
 import { createProject, type Project } from './fixture.js';
 import { startPrismProxy, type PrismProxy } from './prism.js';
 import { Traffic, type Document } from './traffic.js';
@@ -14,6 +17,7 @@ import { Traffic, type Document } from './traffic.js';
 const EXCLUDED = /\.stream$/;
 
 let h: Harness;
+let smtp: SmtpCatcher;
 let project: Project;
 let prism: PrismProxy;
 let document: Document;
@@ -24,7 +28,9 @@ const PASSWORD = 'correct horse';
 const METRICS_TOKEN = 'prism-run-metrics-token-0123456789';
 
 beforeAll(async () => {
-  h = await startHarness({ metricsToken: METRICS_TOKEN });
+  // A real SMTP server and sign-in by email: the email routes' successes need mails.
+  smtp = await startSmtpCatcher();
+  h = await startHarness({ metricsToken: METRICS_TOKEN, email: emailSettings({ smtpUrl: smtp.url, auth: { emailSignIn: true } }) });
   project = await createProject(h);
   document = (await (await fetch(`${h.url}/openapi.json`, { headers: bearer(project.owner.accessToken) })).json()) as Document;
   prism = await startPrismProxy(document, h.url);
@@ -34,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prism?.stop();
   await h?.close();
+  await smtp?.close();
 });
 
 describe('through the Prism validating proxy', () => {
@@ -193,6 +200,10 @@ describe('through the Prism validating proxy', () => {
     await t.call('DELETE', `/api/posts/${mine.id}`, { headers: member, status: 200 });
     for (const author of [edge, first]) await t.call('DELETE', `/api/authors/${author.id}`, { headers: owner, status: 200 });
   });
+
+  it('the email routes', async () => {
+    await emailTraffic({ t, h, smtp, owner: bearer(project.owner.accessToken), member: bearer(project.member.accessToken) });
+  }, 60_000);
 
   it('the operations routes', async () => {
     await t.call('GET', '/health', { status: 200 });
