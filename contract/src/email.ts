@@ -23,6 +23,8 @@ export const EMAIL_LINK_TTL_SECONDS = 24 * 60 * 60;
 export const EMAIL_CODE_TTL_SECONDS = 15 * 60;
 export const EMAIL_CODE_LENGTH = 6;
 export const EMAIL_CODE_MAX_ATTEMPTS = 5;
+/** The longest `redirectTo` the email routes take. */
+export const REDIRECT_MAX_LENGTH = 2048;
 /** A BCP 47 tag as sign-up and the sending endpoints take it. */
 export const LOCALE_MAX_LENGTH = 35;
 /** The one-time code a sign-in link hands to `redirectTo`, exchanged with PKCE: 5 minutes. */

@@ -248,6 +248,12 @@ export class AccountService {
     return profileOf(row);
   }
 
+  /** The profile, or undefined when there is no such account. */
+  async profileIfAny(userId: string): Promise<Profile | undefined> {
+    const row = await this.profileRow(userId);
+    return row ? profileOf(row) : undefined;
+  }
+
   private async profileRow(userId: string): Promise<ProfileRow | undefined> {
     const result = await this.knex.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users WHERE id = ?`, [userId]);
     return result.rows[0];

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import {
   API_KEY_ACCESS,
   API_KEY_NAME_MAX_LENGTH,
+  EMAIL_CODE_LENGTH,
   EMAIL_MAX_LENGTH,
   LOCALE_MAX_LENGTH,
   PASSWORD_CONFIRMATION_MAX_LENGTH,
@@ -96,7 +97,7 @@ export function parsePasswordReset(body: unknown): ResetPasswordInput {
 
 const passwordConfirmationSchema = Joi.object<{ password?: string; code?: string }>({
   password: Joi.string().min(1).max(PASSWORD_CONFIRMATION_MAX_LENGTH),
-  code: Joi.string().pattern(/^[0-9]{6}$/),
+  code: Joi.string().pattern(new RegExp(`^[0-9]{${EMAIL_CODE_LENGTH}}$`)),
 })
   .unknown(false)
   .xor('password', 'code');

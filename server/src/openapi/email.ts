@@ -1,4 +1,4 @@
-import { EMAIL_CODE_LENGTH, EMAIL_KINDS, OUTBOX_STATUSES, PASSWORD_CONFIRMATION_MAX_LENGTH, RESET_TOKEN_MAX_LENGTH, ROLES } from '@basalt/contract';
+import { EMAIL_CODE_LENGTH, EMAIL_KINDS, OUTBOX_STATUSES, PASSWORD_CONFIRMATION_MAX_LENGTH, REDIRECT_MAX_LENGTH, RESET_TOKEN_MAX_LENGTH, ROLES } from '@basalt/contract';
 import { admin, pagingParameters, pathParameter } from './admin.js';
 import { post, signedIn, text, type Paths } from './auth.js';
 import { digitsCode, PKCE, unitsText } from './patterns.js';
@@ -10,8 +10,6 @@ import { bool, dateTime, int, jsonBody, localeSchema, nullable, object, ref, SHA
  * console and, as the console, is not part of this document.
  */
 
-/** auth/email/validation.ts: `redirectTo` is at most this long (and must be allowed by `auth.redirectUrls`). */
-const REDIRECT_MAX_LENGTH = 2048;
 const CODE_TTL = 'works once, for 15 minutes';
 
 const redirectTo = str({

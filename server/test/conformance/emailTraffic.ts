@@ -70,7 +70,8 @@ export async function emailTraffic(run: EmailRun): Promise<void> {
   await t.call('POST', '/auth/email/confirm', { body: { token: tokenOf(change.link) }, status: 200 });
   await t.call('POST', '/auth/email/confirm', { body: { email: moved, code: change.code }, status: 400 });
   const profile = await t.call('GET', '/auth/me', { headers: me, status: 200 });
-  expect(profile.body.data).toMatchObject({ email: moved, verified: true, hasPassword: true, locale: 'en' });
+  // The locale a sending endpoint was given is kept on the account.
+  expect(profile.body.data).toMatchObject({ email: moved, verified: true, hasPassword: true, locale: 'pt-BR' });
 
   // Sign-in by a link handed to the app (PKCE), then by a code; accounts without a password.
   const verifier = randomBytes(48).toString('base64url');

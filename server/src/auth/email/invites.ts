@@ -28,7 +28,7 @@ export class OwnerMail {
 
   /** `POST /admin/users/:id/resend`: the invite again (no password yet), else the verification mail. */
   async resend(userId: string): Promise<{ sent: true; kind: 'invite' | 'verify' }> {
-    const user = await this.accounts.profile(userId).catch(() => undefined);
+    const user = await this.accounts.profileIfAny(userId);
     if (!user) throw notFound(`No user ${userId}`);
     const kind = !user.hasPassword ? 'invite' : !user.verified ? 'verify' : null;
     if (kind === null) throw invalidField('id', `${user.email} is verified and has a password: there is nothing to send`);

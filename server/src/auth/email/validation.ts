@@ -3,6 +3,7 @@ import Joi from 'joi';
 import {
   EMAIL_CODE_LENGTH,
   PASSWORD_CONFIRMATION_MAX_LENGTH,
+  REDIRECT_MAX_LENGTH,
   RESET_TOKEN_MAX_LENGTH,
   type CodeExchangeInput,
   type EmailChangeInput,
@@ -18,7 +19,6 @@ import { preferredLocale } from './templates.js';
 
 /** The bodies of the email routes, checked before any database work; a refusal names its field. */
 
-const REDIRECT_MAX_LENGTH = 2048;
 const redirect = () => Joi.string().max(REDIRECT_MAX_LENGTH);
 const token = () => Joi.string().min(1).max(RESET_TOKEN_MAX_LENGTH);
 const code = () => Joi.string().pattern(new RegExp(`^[0-9]{${EMAIL_CODE_LENGTH}}$`));
@@ -100,7 +100,8 @@ const testSchema = Joi.object<{ to: string }>({ to: emailAddress().required() })
 export const parseTestMail = (body: unknown): string => parseBody(testSchema, body, MESSAGES, true).to;
 
 const exchangeSchema = Joi.object<CodeExchangeInput>({ code: token().required(), codeVerifier: pkce().required() }).unknown(false);
-export const parseExchange = (body: unknown): CodeExchangeInput => parseBody(exchangeSchema, body, MESSAGES);
+export const parseExchange = (body: unknown): CodeExchangeInput =>
+  parseBody(exchangeSchema, body, { ...MESSAGES, code: 'code must be the one-time code handed to redirectTo, a non-empty string' });
 
 /** An allowed `redirectTo` as it will be used, null when none was given; 400 naming `redirectTo` otherwise. */
 export function checkRedirect(rules: RedirectRule[], candidate: string | undefined): string | null {
