@@ -83,6 +83,9 @@ describe('email settings', () => {
     expect(() => withConfig({}, { SMTP_URL: 'smtp://smtp.example.com' })).toThrow(/email.*from/);
     expect(() => withConfig({ email: { from: 'a@b.test' } }, { SMTP_URL: 'http://smtp.example.com' })).toThrow(/SMTP_URL/);
     expect(() => withConfig({ auth: { emailVerification: 'sometimes' } })).toThrow(/auth.emailVerification/);
+    expect(() => withConfig({ email: { from: 'not an address' } })).toThrow(/email.from/);
+    expect(() => withConfig({ email: { from: 'App <a@b.test>\r\nBcc: x@y.test' } })).toThrow(/email.from/);
+    expect(withConfig({ email: { from: 'Shop <hello@shop.example>' } }).email.from).toBe('Shop <hello@shop.example>');
     expect(() => withConfig({ auth: { emailSignIn: 'yes' } })).toThrow(/auth.emailSignIn/);
     expect(() => withConfig({ auth: { sitURL: 'x' } })).toThrow(/auth.sitURL/);
     expect(() => withConfig({ auth: { siteUrl: 'javascript:alert(1)' } })).toThrow(/siteUrl/);

@@ -49,7 +49,7 @@ describe('without SMTP_URL', () => {
     }
     const member = await signUp(h);
     expect((await h.request().get('/admin/outbox').set(member.auth)).status).toBe(403);
-    expect((await h.request().get('/admin/settings').set(owner.auth)).body.data.smtp).toEqual({ configured: false, from: 'app@example.test' });
+    expect((await h.request().get('/admin/settings').set(owner.auth)).body.data.smtp).toEqual({ configured: false, from: 'Test App <app@example.test>' });
   });
 });
 
@@ -79,7 +79,7 @@ describe('with SMTP_URL', () => {
     await eventually(async () => expect(await statusOf(member.email)).toMatchObject({ status: 'sent', attempts: 1, lastError: null, link: null }));
     const rows = await h.services.knex('_basalt_outbox').where({ recipient: member.email, status: 'sent' }).select('body');
     expect(rows.every((row: { body: unknown }) => row.body === null)).toBe(true);
-    expect((await h.request().get('/admin/settings').set(owner.auth)).body.data.smtp).toEqual({ configured: true, from: 'app@example.test' });
+    expect((await h.request().get('/admin/settings').set(owner.auth)).body.data.smtp).toEqual({ configured: true, from: 'Test App <app@example.test>' });
   });
 
   it('keeps mails queued while the SMTP server is down for 10 s and delivers each exactly once after', async () => {

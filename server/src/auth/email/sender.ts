@@ -56,7 +56,7 @@ export class OutboxSender {
     private readonly knex: Knex,
     private readonly secrets: MailSecrets,
     smtpUrl: string,
-    private readonly from: { address: string; name: string },
+    private readonly from: string | { address: string; name: string },
     private readonly counters: SenderCounters,
     private readonly onError?: (error: unknown) => void,
   ) {

@@ -34,6 +34,9 @@ export interface EmailDeps {
 
 const REQUIRED_SINCE = 'email_verification_required_since';
 
+/** `email.from` as written when it names itself (`App <app@example.com>`), else the address under the project's name. */
+const senderOf = (from: string, projectName: string) => (from.includes('<') ? from : { address: from, name: projectName });
+
 /** Email, wired (issue 26): the outbox and its sender, the flows, the owner's mails. */
 export class EmailService {
   readonly outbox: Outbox;
@@ -49,7 +52,7 @@ export class EmailService {
     const { knex, settings } = deps;
     const secrets = new MailSecrets(deps.jwtSecret);
     const counters: SenderCounters = { sent: () => void this.counts.sent++, failed: () => void this.counts.failed++ };
-    this.sender = settings.smtpUrl ? new OutboxSender(knex, secrets, settings.smtpUrl, { address: settings.from!, name: settings.projectName }, counters, deps.onError) : null;
+    this.sender = settings.smtpUrl ? new OutboxSender(knex, secrets, settings.smtpUrl, senderOf(settings.from!, settings.projectName), counters, deps.onError) : null;
     this.outbox = new Outbox(knex, secrets, { smtpConfigured: this.sender !== null, ...(deps.announce ? { announce: deps.announce } : {}), queued: () => this.sender?.kick() });
     this.mailer = new Mailer(knex, settings, new ProofStore(knex, secrets), this.outbox, new Templates(settings.templatesDir), deps.limiter);
     this.flows = new EmailFlows(this.mailer, deps.accounts, deps.sessions, deps.passwords, deps.passwordChanges);

@@ -27,6 +27,8 @@ export interface EmailSettings {
 /** The `auth` keys that belong to identity providers and the second factor (issue 27) are accepted and left alone here. */
 const AUTH_KEYS = ['emailVerification', 'emailSignIn', 'siteUrl', 'redirectUrls', 'templatesDir', 'providers'];
 const EMAIL_KEYS = ['from', 'projectName'];
+/** `app@example.com` or `Name <app@example.com>`: what an SMTP server takes as a sender. */
+const SENDER = /^(?:[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+|[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>)$/;
 
 function objectAt(value: unknown, name: string, configPath: string, known: string[]): Record<string, unknown> {
   if (value === undefined) return {};
@@ -81,6 +83,7 @@ export function parseEmailSettings(
   const auth = objectAt(project.auth, 'auth', configPath, AUTH_KEYS);
   const smtpUrl = smtpUrlOf(env.SMTP_URL);
   const from = optionalText(email.from, 'email.from', configPath);
+  if (from !== null && !SENDER.test(from)) throw new ConfigError(`${configPath}: "email.from" must be an address (app@example.com) or a name and an address (App <app@example.com>)`);
   if (smtpUrl && !from) throw new ConfigError(`SMTP_URL is set but ${configPath} has no "email": { "from": "..." }: mails need a sender address`);
   const verification = auth.emailVerification ?? 'optional';
   if (!(EMAIL_VERIFICATION_MODES as readonly unknown[]).includes(verification)) {
