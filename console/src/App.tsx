@@ -12,6 +12,8 @@ import { UsersScreen } from './screens/Users/UsersScreen';
 import { KeysScreen } from './screens/Keys/KeysScreen';
 import { AccountScreen } from './screens/Account/AccountScreen';
 import { ResetScreen } from './screens/Reset/ResetScreen';
+import { OutboxScreen } from './screens/Outbox/OutboxScreen';
+import { RecoverScreen } from './screens/Recover/RecoverScreen';
 
 function Screen({ route, search }: { route: Route; search: string }) {
   switch (route.screen) {
@@ -22,6 +24,8 @@ function Screen({ route, search }: { route: Route; search: string }) {
       return <TableDetailScreen key={`${route.name}${search}`} name={route.name} recordId={new URLSearchParams(search).get('id')} />;
     case 'users':
       return <UsersScreen />;
+    case 'outbox':
+      return <OutboxScreen />;
     case 'api':
       return <ApiScreen />;
     case 'reference':
@@ -34,6 +38,8 @@ function Screen({ route, search }: { route: Route; search: string }) {
       return <AccountScreen />;
     case 'reset':
       return <ResetScreen />;
+    case 'recover':
+      return <RecoverScreen />;
     case 'not-found':
       return (
         <section className="page">
@@ -50,8 +56,9 @@ export function App() {
   const auth = useAuth();
   const route = matchRoute(usePath());
   const search = useSearch();
-  // A reset link is for whoever holds it, signed in or not, owner or member.
+  // A reset link is for whoever holds it, signed in or not, owner or member; so is asking for a recovery mail.
   if (route.screen === 'reset') return <ResetScreen />;
+  if (route.screen === 'recover') return <RecoverScreen />;
 
   if (auth.status === 'checking') {
     return (

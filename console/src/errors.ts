@@ -1,5 +1,5 @@
 import { isApiError, isNetworkError } from '@basalt/client';
-import { API_URL } from './api';
+import { API_URL } from './apiUrl';
 import { conflictMessage } from './conflicts';
 import { waitText } from './waitText';
 

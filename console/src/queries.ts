@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { TableListQuery } from '@basalt/client';
+import type { OutboxQuery, TableListQuery } from '@basalt/client';
 import { OVERVIEW_BUCKET_SECONDS } from '@basalt/contract';
 import { client } from './api';
 
@@ -12,6 +12,8 @@ export const keys = {
   recordPage: (name: string, query: TableListQuery) => ['records', name, query] as const,
   users: (offset: number, limit: number) => ['users', offset, limit] as const,
   allUsers: ['users'] as const,
+  outbox: (query: OutboxQuery) => ['outbox', query] as const,
+  allOutbox: ['outbox'] as const,
   settings: ['admin-settings'] as const,
   types: ['types'] as const,
   sessions: ['sessions'] as const,
@@ -46,6 +48,20 @@ export function useUsers(offset: number, limit: number) {
     queryKey: keys.users(offset, limit),
     queryFn: () => client.admin.users.list({ offset, limit }),
     placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * The mail outbox, newest first: asked again whenever its screen opens, and every few seconds while a mail on the
+ * page is still queued, as the sender works in the background.
+ */
+export function useOutbox(query: OutboxQuery) {
+  return useQuery({
+    queryKey: keys.outbox(query),
+    queryFn: () => client.admin.outbox(query),
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+    refetchInterval: (current) => (current.state.data?.data.some((mail) => mail.status === 'queued') ? 5000 : false),
   });
 }
 

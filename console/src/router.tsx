@@ -45,12 +45,14 @@ export type Route =
   | { screen: 'tables' }
   | { screen: 'table'; name: string }
   | { screen: 'users' }
+  | { screen: 'outbox' }
   | { screen: 'api' }
   | { screen: 'reference' }
   | { screen: 'overview' }
   | { screen: 'keys' }
   | { screen: 'account' }
   | { screen: 'reset' }
+  | { screen: 'recover' }
   | { screen: 'not-found'; path: string };
 
 export function matchRoute(path: string): Route {
@@ -58,12 +60,14 @@ export function matchRoute(path: string): Route {
   const table = /^tables\/([^/]+)$/.exec(path);
   if (table?.[1]) return { screen: 'table', name: decodeURIComponent(table[1]) };
   if (path === 'users') return { screen: 'users' };
+  if (path === 'outbox') return { screen: 'outbox' };
   if (path === 'api') return { screen: 'api' };
   if (path === 'api/reference') return { screen: 'reference' };
   if (path === 'overview') return { screen: 'overview' };
   if (path === 'keys') return { screen: 'keys' };
   if (path === 'account') return { screen: 'account' };
   if (path === 'reset') return { screen: 'reset' };
+  if (path === 'recover') return { screen: 'recover' };
   return { screen: 'not-found', path };
 }
 

@@ -1,23 +1,22 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { EMAIL_MAX_LENGTH, PASSWORD_MIN_BYTES } from '@basalt/contract';
+import { PASSWORD_MIN_BYTES } from '@basalt/contract';
 import { API_URL } from '../api';
 import { Field } from '../components/Field';
 import { useFieldErrors } from '../components/useFieldErrors';
 import { ErrorState, FormError, Loading } from '../components/States';
 import { splitError, type FieldErrors } from '../errors';
 import { useAuthSettings } from '../queries';
+import { Link } from '../router';
+import { emailProblem } from './emailRules';
 import { newPasswordProblem } from './passwordRules';
 import { createOwner, signIn } from './session';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The same rules the server applies, so the common mistakes are caught before a round trip. */
 function checkCredentials(email: string, password: string, creating: boolean): FieldErrors {
   const errors: FieldErrors = {};
-  const trimmed = email.trim();
-  if (!trimmed) errors.email = 'Enter an email address.';
-  else if (!EMAIL.test(trimmed) || trimmed.length > EMAIL_MAX_LENGTH) errors.email = 'Enter a valid email address, like owner@example.com.';
+  const emailError = emailProblem(email.trim(), 'owner@example.com');
+  if (emailError) errors.email = emailError;
   if (!password) errors.password = 'Enter a password.';
   else if (creating) {
     const problem = newPasswordProblem(password);
@@ -124,6 +123,11 @@ function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: Cred
           />
         )}
       </Field>
+      {!creating && (
+        <p className="auth-aside">
+          <Link to="recover">Forgot password?</Link>
+        </p>
+      )}
       <FormError message={server.form} />
       <button type="submit" className="button button-primary button-block" disabled={submit.isPending}>
         {submit.isPending ? 'Please wait…' : creating ? 'Create the owner account' : 'Sign in'}

@@ -7,6 +7,7 @@ import { Link, type Route } from '../router';
 const SECTIONS = [
   { to: '', label: 'Tables', screens: ['tables', 'table'] },
   { to: 'users', label: 'Users', screens: ['users'] },
+  { to: 'outbox', label: 'Outbox', screens: ['outbox'] },
   { to: 'overview', label: 'Overview', screens: ['overview'] },
   { to: 'api', label: 'API', screens: ['api'] },
   { to: 'api/reference', label: 'API reference', screens: ['reference'] },

@@ -8,7 +8,7 @@ function query<T>(state: Partial<ListQuery<T>>): ListQuery<T> {
 }
 
 // The error state words a failure through errors.ts, which names the API's address: no browser here to read it from.
-vi.mock('../api', () => ({ API_URL: 'http://api.test', client: {} }));
+vi.mock('../apiUrl', () => ({ API_URL: 'http://api.test' }));
 
 const render = <T,>(props: ListStateProps<T>) => renderToStaticMarkup(createElement(ListState<T>, props));
 const list = (data: string[]): ReactNode => createElement('ul', null, data.join(','));

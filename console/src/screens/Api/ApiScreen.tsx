@@ -5,6 +5,7 @@ import { ListState } from '../../components/ListState';
 import { ErrorState } from '../../components/States';
 import { useAdminSettings, useTables } from '../../queries';
 import { clientSnippet, curlSnippet, exampleBody } from './snippets';
+import { EmailPanel } from './EmailPanel';
 import { TypesPanel } from './TypesPanel';
 import './api.css';
 
@@ -48,6 +49,7 @@ export function ApiScreen() {
           )}
         </dl>
       </section>
+      <EmailPanel />
       <Snippets anonKey={settings.data?.anonKey ?? '<anon key>'} />
       <TypesPanel />
     </section>

@@ -1,11 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { client } from '../../api';
-import { newPasswordProblem } from '../../auth/passwordRules';
-import { Field } from '../../components/Field';
-import { FormActions } from '../../components/FormActions';
-import { FormError } from '../../components/States';
-import { splitError, type FieldErrors } from '../../errors';
+import { NewPasswordForm } from '../../auth/NewPasswordForm';
 import { hrefOf } from '../../router';
 import { tokenFromHash } from './links';
 
@@ -14,27 +10,12 @@ import { tokenFromHash } from './links';
  * reset-link <email>`) sets a new password here, signed in or not. The token leaves the address bar once read.
  */
 export function ResetScreen() {
-  const [token] = useState(() => {
-    const found = tokenFromHash(window.location.hash);
-    if (found) window.history.replaceState(null, '', window.location.pathname);
-    return found;
-  });
-  const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const [checked, setChecked] = useState<FieldErrors>({});
-  const reset = useMutation({ mutationFn: () => client.auth.resetPassword(token, password) });
-  const server = splitError(reset.error, ['newPassword']);
-  const errors = { ...server.fields, ...checked };
-
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    const problems: FieldErrors = {};
-    const problem = newPasswordProblem(password);
-    if (problem) problems.newPassword = problem;
-    else if (repeat !== password) problems.repeat = 'The two passwords differ.';
-    setChecked(problems);
-    if (Object.keys(problems).length === 0) reset.mutate();
-  };
+  const [token] = useState(() => tokenFromHash(window.location.hash));
+  // In an effect, not while rendering: a render may run twice (StrictMode), and the second would find no token.
+  useEffect(() => {
+    if (window.location.hash) window.history.replaceState(null, '', window.location.pathname);
+  }, []);
+  const reset = useMutation({ mutationFn: (password: string) => client.auth.resetPassword(token, password) });
 
   return (
     <div className="auth-page">
@@ -53,16 +34,7 @@ export function ResetScreen() {
             </p>
           </div>
         ) : (
-          <form className="form" onSubmit={onSubmit} noValidate aria-label="Set a new password">
-            <Field label="New password" error={errors.newPassword} hint="At least 8 characters.">
-              {(control) => <input {...control} type="password" autoComplete="new-password" value={password} onChange={(event) => setPassword(event.target.value)} />}
-            </Field>
-            <Field label="Repeat the new password" error={errors.repeat}>
-              {(control) => <input {...control} type="password" autoComplete="new-password" value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
-            </Field>
-            <FormError message={server.form} />
-            <FormActions pending={reset.isPending} submitLabel="Set password" pendingLabel="Saving…" />
-          </form>
+          <NewPasswordForm pending={reset.isPending} error={reset.error} submitLabel="Set password" onSubmit={(password) => reset.mutate(password)} />
         )}
       </div>
     </div>

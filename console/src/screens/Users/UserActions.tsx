@@ -4,15 +4,17 @@ import type { Profile, ResetLink } from '@basalt/contract';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
+import { MailNotice } from '../../components/MailNotice';
 import { describeError } from '../../errors';
 import { keys } from '../../queries';
 import { resetAddress } from '../Reset/links';
+import { canResend } from './verification';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 type Confirming = { action: 'signout' | 'delete'; user: Profile } | null;
 
-/** What the owner can do for an account: sign it out everywhere, make a reset link, delete it. */
+/** What the owner can do for an account: mail it again, sign it out everywhere, make a reset link, delete it. */
 export function useUserActions() {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<Confirming>(null);
@@ -31,12 +33,32 @@ export function useUserActions() {
     mutationFn: (user: Profile) => client.admin.users.resetLink(user.id),
     onSuccess: (made, user) => setLink({ user, link: made }),
   });
+  const [resent, setResent] = useState<{ user: Profile; kind: 'invite' | 'verify' } | null>(null);
+  const resend = useMutation({
+    mutationFn: (user: Profile) => client.admin.users.resend(user.id),
+    onMutate: () => setResent(null),
+    onSuccess: (result, user) => {
+      setResent({ user, kind: result.kind });
+      void queryClient.invalidateQueries({ queryKey: keys.allOutbox });
+    },
+  });
 
   const buttons = (user: Profile) =>
     user.role === 'owner' ? (
       <span className="muted">you</span>
     ) : (
       <>
+        {canResend(user) && (
+          <button
+            type="button"
+            className="button button-small"
+            disabled={resend.isPending}
+            title={user.hasPassword ? 'Send the verification mail again' : 'Send the invitation again'}
+            onClick={() => resend.mutate(user)}
+          >
+            Resend<span className="visually-hidden"> mail to {user.email}</span>
+          </button>
+        )}
         <button type="button" className="button button-small" disabled={makeLink.isPending} onClick={() => makeLink.mutate(user)}>
           Reset link<span className="visually-hidden"> for {user.email}</span>
         </button>
@@ -57,6 +79,16 @@ export function useUserActions() {
 
   const panels = (
     <>
+      {resend.isError && (
+        <p className="form-error" role="alert">
+          {describeError(resend.error)}
+        </p>
+      )}
+      {resent && (
+        <MailNotice onDismiss={() => setResent(null)}>
+          {resent.kind === 'invite' ? 'The invitation' : 'The verification mail'} to {resent.user.email} is queued again.
+        </MailNotice>
+      )}
       {makeLink.isError && (
         <p className="form-error" role="alert">
           {describeError(makeLink.error)}
