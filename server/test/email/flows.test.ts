@@ -101,6 +101,42 @@ describe('verification', () => {
   });
 });
 
+describe('expiry and hostile input', () => {
+  it('refuses an expired link (400 naming token) and an expired code (400 naming code)', async () => {
+    const email = uniqueEmail('expired');
+    await signUp(h, email);
+    const mail = await smtp.waitFor(email);
+    await h.services.knex('_basalt_email_proofs').where({ email }).update({ code_expires_at: h.services.knex.raw("now() - interval '1 second'") });
+    expect(errorOf(await post('/auth/verify', { email, code: mail.code })).details).toEqual({ field: 'code' });
+    // The link outlives the code (24 h against 15 min)...
+    await h.services.knex('_basalt_email_proofs').where({ email }).update({ expires_at: h.services.knex.raw("now() - interval '1 second'") });
+    // ...until it too expires.
+    expect(errorOf(await post('/auth/verify', { token: fragmentOf(mail.link!).get('token') })).details).toEqual({ field: 'token' });
+  });
+
+  it('refuses hostile locales, challenges, redirects and addresses with the field named, never a 500', async () => {
+    const cases: Array<[string, object, string]> = [
+      ['/auth/recover', { email: uniqueEmail('h'), locale: "en'; DROP TABLE users; --" }, 'locale'],
+      ['/auth/recover', { email: uniqueEmail('h'), locale: '../../etc/passwd' }, 'locale'],
+      ['/auth/recover', { email: uniqueEmail('h'), locale: 'a'.repeat(36) }, 'locale'],
+      ['/auth/recover', { email: "x'@example.test' OR 1=1" }, 'email'],
+      ['/auth/recover', { email: uniqueEmail('h'), redirectTo: 'http://app.example.test/\u0000' }, 'redirectTo'],
+      ['/auth/recover', { email: uniqueEmail('h'), redirectTo: `http://app.example.test/${'x'.repeat(3000)}` }, 'redirectTo'],
+      ['/auth/otp', { email: uniqueEmail('h'), codeChallenge: 'short' }, 'codeChallenge'],
+      ['/auth/otp', { email: uniqueEmail('h'), codeChallenge: `${'a'.repeat(43)}'--` }, 'codeChallenge'],
+      ['/auth/oauth/exchange', { code: 'x', codeVerifier: 'y' }, 'codeVerifier'],
+      ['/auth/otp/code', { token: 'x'.repeat(300) }, 'token'],
+      ['/auth/reset', { email: 'a@b.test', code: '123456', newPassword: 'short' }, 'newPassword'],
+      ['/auth/email/confirm', { email: 'a@b.test', code: '１２３４５６' }, 'code'],
+    ];
+    for (const [path, body, field] of cases) {
+      const response = await post(path, body);
+      expect(response.status, `${path} ${JSON.stringify(body).slice(0, 80)}`).toBe(400);
+      expect(errorOf(response).details, path).toEqual({ field });
+    }
+  });
+});
+
 describe('recovery', () => {
   it('mails a recovery link; the token resets once, ends every session and proves the address', async () => {
     const email = uniqueEmail('recover');
