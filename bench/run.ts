@@ -21,6 +21,7 @@ import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, typ
 import { parseOptions, type BenchOptions } from './options.js';
 import { runRounds, type Bench } from './measure.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
+import { parseEmailOptions, runEmailBench } from './email.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -226,12 +227,16 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-/** A full run (not --smoke, not --only) ends with the replica and pooler part (bench/replicas.ts), into the same file. */
+/**
+ * A full run (not --smoke, not --only) ends with the replica and pooler part (bench/replicas.ts), then E1 (bench/email.ts:
+ * mail through the outbox, on the same database server as the main part), into the same file.
+ */
 async function runAll(options: BenchOptions): Promise<BenchOutcome> {
   const outcome = await runBench(options);
   if (options.smoke || options.only !== null) return outcome;
   const replicas = await runReplicaBench({ ...parseReplicaOptions([]), out: options.out });
-  return { ...outcome, ok: outcome.ok && replicas.ok, problems: [...outcome.problems, ...replicas.problems] };
+  const email = await runEmailBench({ ...parseEmailOptions([]), out: options.out, databaseUrl: options.databaseUrl, build: false });
+  return { ...outcome, ok: outcome.ok && replicas.ok && email.ok, problems: [...outcome.problems, ...replicas.problems, ...email.problems] };
 }
 
 if (invokedDirectly) {

@@ -7,6 +7,7 @@ import { MAIN_SCENARIOS } from './queryScenarios.js';
 import { parseRealtimeOptions, parseRulesRealtimeOptions, runRealtimeBench } from './realtime.js';
 import { runRulesRealtimeBench } from './realtimeRules.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
+import { parseEmailOptions, runEmailBench } from './email.js';
 
 // The benchmark itself is not part of npm test; this smoke run of it is: one short round at a gentle rate, on the
 // test Postgres, checking that every scenario answers 2xx with the right shape on Basalt (1 and 2 workers) and on the
@@ -55,3 +56,17 @@ test('npm run bench:replicas -- --smoke reads every write back, from the standby
   expect(outcome.s1!.fromStandby).toBeGreaterThan(0);
   expect(outcome.r2Ratio).toBeGreaterThan(0);
 }, 120_000);
+
+// E1's smoke run (issue 26): 30 recoveries at 30/s in each pass (alone, beside R2, beside A1), sent through the outbox
+// to an SMTP catcher: every mail accepted, none twice.
+test('npm run bench:email -- --smoke sends every recovery mail once', async () => {
+  const outcome = await runEmailBench({ ...parseEmailOptions(['--smoke']), databaseUrl: testAdminUrl(), build: false });
+  expect(outcome.problems).toEqual([]);
+  expect(outcome.passes.map((pass) => [pass.name, pass.answered, pass.accepted, pass.duplicates])).toEqual([
+    ['alone', 30, 30, 0],
+    ['R2', 30, 30, 0],
+    ['A1', 30, 30, 0],
+  ]);
+  expect(outcome.alone.R2!.responses).toBeGreaterThan(0);
+  expect(outcome.alone.A1!.responses).toBeGreaterThan(0);
+}, 90_000);
