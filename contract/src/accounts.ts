@@ -87,6 +87,7 @@ export const LIMIT_NAMES = [
   'refreshesPerSession',
   'emailsPerAddress',
   'emailsPerRecipient',
+  'mfaFailuresPerAccount',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, RateLimit> & {
@@ -103,6 +104,8 @@ export const DEFAULT_LIMITS: Limits = {
   /** Mails asked for from one client address, and mails to one (normalised) address, known or not. */
   emailsPerAddress: { max: 20, windowSeconds: 3600 },
   emailsPerRecipient: { max: 5, windowSeconds: 3600 },
+  /** Wrong second-factor codes of one account, whatever the address (they count against the sign-in limits too). */
+  mfaFailuresPerAccount: { max: 10, windowSeconds: 900 },
 };
 
 /** `details` of a 429: which limit, and the seconds also sent in `Retry-After`. */

@@ -18,12 +18,13 @@ export interface Profile extends AuthUser {
   hasPassword: boolean;
   /** BCP 47, from sign-up or a sending endpoint; null: none given. */
   locale: string | null;
+  /** A second factor (TOTP) is on. */
+  mfa: boolean;
 }
 
 /** `/admin/users` items: the profile with what the owner sees beside it (identities and factors come with issue 27). */
 export interface AdminUser extends Profile {
   identities: Array<{ provider: string; email: string | null; createdAt: string }>;
-  mfa: boolean;
 }
 
 export interface TokenPair {

@@ -11,3 +11,4 @@ export * from './sse.js';
 export * from './expression/index.js';
 export * from './lsn.js';
 export * from './email.js';
+export * from './mfa.js';

@@ -29,6 +29,7 @@ import { FirstCount } from './tracking/count.js';
 import { Replicas } from './replicas/router.js';
 import { CountFolder } from './tracking/fold.js';
 import { EmailService } from './auth/email/service.js';
+import { Mfa } from './auth/mfa/service.js';
 import { defaultEmailSettings, type EmailSettings } from './auth/email/settings.js';
 
 export interface ServiceOptions {
@@ -82,6 +83,8 @@ export interface Services {
   limiter: AbuseLimiter;
   /** Mails: the outbox and its sender, verification, recovery, sign-in by email, invites (auth/email). */
   email: EmailService;
+  /** The second factor: TOTP, recovery codes, the sign-in step (auth/mfa). */
+  mfa: Mfa;
   /** Deletes ended limit windows, expired sessions and reset tokens (auth/sweep.ts). */
   sweeper: AuthSweeper;
   /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
@@ -170,12 +173,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     // A revoked key is a change every process obeys from its next request, as a schema change is (auth/keys.ts).
     const keys = new KeyService(knex, () => cache.version, (trx) => notifySchemaChange(trx), options.onError);
     const emailSettings = options.email ?? defaultEmailSettings();
+    const mfa = new Mfa(knex, options.jwtSecret, emailSettings.projectName, sessions, limiter);
     const accounts = new AccountService(
       knex,
       sessions,
       passwords,
       limiter,
-      { signupEnabled: options.signupEnabled, verification: emailSettings.verification, sendVerification: (user, locale) => email.flows.sendVerificationFor(user, locale) },
+      {
+        signupEnabled: options.signupEnabled,
+        verification: emailSettings.verification,
+        sendVerification: (user, locale) => email.flows.sendVerificationFor(user, locale),
+        completeSignIn: (user, userAgent) => mfa.signIn.complete(user, userAgent),
+      },
       (userId, trx) => keys.revokeAll(userId, trx),
     );
     const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
@@ -188,6 +197,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       passwords,
       passwordChanges,
       limiter,
+      completeSignIn: (user, userAgent, trx) => mfa.signIn.complete(user, userAgent, trx),
       ...(options.announceMail ? { announce: options.announceMail } : {}),
       ...(options.onError ? { onError: options.onError } : {}),
     });
@@ -227,6 +237,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       keys,
       limiter,
       email,
+      mfa,
       sweeper,
       placement,
       capture,

@@ -22,6 +22,7 @@ import type { Hub } from '../realtime/hub.js';
 import type { Telemetry } from '../ops/telemetry.js';
 import type { EmailService } from '../auth/email/service.js';
 import { ownerEmailRoutes } from '../auth/email/routes.js';
+import type { Mfa } from '../auth/mfa/service.js';
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -38,6 +39,7 @@ export function adminRoutes(deps: {
   realtime: { hub: Hub; capture: RealtimeDeps['capture']; streamsPerCaller: number; maxStreams: number };
   telemetry: Telemetry;
   email: EmailService;
+  mfa: Mfa;
   bodyLimitBytes: number;
   signupEnabled: boolean;
 }): Router {
@@ -154,6 +156,13 @@ export function adminRoutes(deps: {
   router.post('/users/:id/signout', async (req, res) => {
     await accounts.signOutEverywhere(userId(req));
     sendJson(res, 200, { data: { signedOut: true } });
+  });
+  // A member who lost their authenticator and recovery codes: the owner removes the factor.
+  router.delete('/users/:id/mfa', async (req, res) => {
+    const id = userId(req);
+    if (!(await accounts.userExists(id))) throw new ApiError('NOT_FOUND', `No user ${id}`);
+    if (!(await deps.mfa.totp.remove(id))) throw new ApiError('NOT_FOUND', `${id} has no second factor`);
+    sendJson(res, 200, { data: { removed: true } });
   });
   router.post('/users/:id/reset-link', async (req, res) => {
     sendJson(res, 201, { data: await deps.passwordChanges.createResetLink(userId(req)) });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AdminUser, AuthResult, AuthUser, Credentials, EmailVerificationMode, Profile, Role } from '@basalt/contract';
+import type { AdminUser, AuthResult, AuthUser, Credentials, EmailVerificationMode, MfaStep, Profile, Role } from '@basalt/contract';
 import { accountGone, ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
@@ -15,8 +15,10 @@ interface ProfileRow {
   email_verified: boolean;
   has_password: boolean;
   locale: string | null;
+  mfa: boolean;
 }
-const PROFILE_COLUMNS = 'id, email, role, created_at, email_verified, password_hash IS NOT NULL AS has_password, locale';
+const PROFILE_COLUMNS = `id, email, role, created_at, email_verified, password_hash IS NOT NULL AS has_password, locale,
+  EXISTS (SELECT 1 FROM _basalt_totp t WHERE t.user_id = users.id AND t.enabled) AS mfa`;
 const profileOf = (row: ProfileRow): Profile => ({
   id: row.id,
   email: row.email,
@@ -25,6 +27,7 @@ const profileOf = (row: ProfileRow): Profile => ({
   verified: row.email_verified,
   hasPassword: row.has_password,
   locale: row.locale,
+  mfa: row.mfa,
 });
 
 /** What sign-up does beyond the account (auth/email): under `required`, no tokens until the address is proven. */
@@ -33,6 +36,8 @@ export interface SignUpSettings {
   verification: EmailVerificationMode;
   /** Writes the verification mail of a new account (not under `off`). */
   sendVerification?: (user: AuthUser, locale: string | null) => Promise<void>;
+  /** Tokens for an account proven by its password, or the second step when it has a factor on (auth/mfa). */
+  completeSignIn?: (user: AuthUser & { verified?: boolean }, userAgent: string | undefined) => Promise<AuthResult | MfaStep>;
 }
 
 export interface NewAccount {
@@ -152,7 +157,7 @@ export class AccountService {
    * Sign-in. The limits are checked before any hashing, keyed by the email as given, known or not: over a limit even
    * the right password is 429, and an unknown email costs the same work and gets the same answers as a known one.
    */
-  async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult> {
+  async signIn({ email, password }: Credentials, origin: Origin): Promise<AuthResult | MfaStep> {
     const row = await this.passwordMatches(email, () => this.knex('users').where({ email }).first<PasswordRow | undefined>(...PASSWORD_COLUMNS), password, origin);
     if (!row) throw unauthorized(WRONG_CREDENTIALS);
     // Only once the password matched: an unverified address is no secret from its password's holder.
@@ -160,6 +165,7 @@ export class AccountService {
       throw new ApiError('EMAIL_NOT_VERIFIED', 'Confirm your email address first: follow the link or type the code of the verification mail');
     }
     const user: AuthUser = { id: row.id, email: row.email, role: row.role };
+    if (this.settings.completeSignIn) return this.settings.completeSignIn({ ...user, verified: row.email_verified }, origin.userAgent);
     return { user, ...(await this.sessions.open({ ...user, verified: row.email_verified }, origin.userAgent)) };
   }
 
@@ -272,7 +278,7 @@ export class AccountService {
       this.knex.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`, [limit, offset]),
       this.knex('users').count({ total: '*' }).first<{ total: number } | undefined>(),
     ]);
-    return { users: result.rows.map((row) => ({ ...profileOf(row), identities: [], mfa: false })), total: count?.total ?? 0 };
+    return { users: result.rows.map((row) => ({ ...profileOf(row), identities: [] })), total: count?.total ?? 0 };
   }
 
   /** A `locale` a sending endpoint was given is kept on the account, for the mails it gets later. */

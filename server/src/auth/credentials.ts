@@ -41,6 +41,7 @@ export function resolveCaller(req: Request, tokens: TokenService, keys?: KeyServ
           expiresAt: verified.claims.exp * 1000,
           verified: verified.claims.verified === true,
           email: verified.claims.verified === true ? (verified.claims.email ?? null) : null,
+          aal: verified.claims.aal === 2 ? 2 : 1,
         };
       case 'anon':
         return ANON;

@@ -8,6 +8,8 @@ import { parseCredentials, parsePasswordChange, parsePasswordConfirmation, parse
 import type { EmailService } from './email/service.js';
 import { emailRoutes } from './email/routes.js';
 import { parseResetBody } from './email/validation.js';
+import type { Mfa } from './mfa/service.js';
+import { mfaRoutes, stepUp } from './mfa/routes.js';
 import { authenticate, requireAccount, requireUser, userOf } from './credentials.js';
 import { keyRoutes } from './keys/routes.js';
 import { jsonObjectBody } from '../http/body.js';
@@ -21,6 +23,7 @@ export interface AuthDeps {
   keys: KeyService;
   passwordChanges: PasswordChanges;
   email: EmailService;
+  mfa: Mfa;
 }
 
 /**
@@ -35,6 +38,8 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   const signedInToken = [authenticate(tokens), requireUser];
   // An access token outlives its account: every signed-in route but /me (whose read says so itself) asks first.
   const signedIn = [...signedInToken, requireAccount((userId) => accounts.userExists(userId))];
+  // With a factor on, what could lock the owner out or let a thief stay needs it proven in this session (aal 2).
+  const steppedUp = [...signedIn, stepUp(deps.mfa)];
 
   router.post('/signup', body, async (req, res) => {
     sendJson(res, 201, { data: await accounts.signUp(parseCredentials(req.body), originOf(req)) });
@@ -66,7 +71,7 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
     sendJson(res, 200, { data: await accounts.profile(userOf(req).id) });
   });
 
-  router.delete('/me', ...signedIn, body, async (req, res) => {
+  router.delete('/me', ...steppedUp, body, async (req, res) => {
     const userId = userOf(req).id;
     sendJson(res, 200, { data: await accounts.deleteOwnAccount(userId, parsePasswordConfirmation(req.body), originOf(req), (code) => deps.email.proveByCode(userId, code)) });
   });
@@ -76,7 +81,7 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
     sendJson(res, 200, { data: { signedOut: true } });
   });
 
-  router.post('/password', ...signedIn, body, async (req, res) => {
+  router.post('/password', ...steppedUp, body, async (req, res) => {
     const { currentPassword, newPassword } = parsePasswordChange(req.body);
     const user = userOf(req);
     sendJson(res, 200, { data: await passwordChanges.change(user.id, user.sessionId, currentPassword, newPassword, originOf(req)) });
@@ -92,7 +97,8 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
     sendJson(res, 200, { data: { signedOut: true } });
   });
 
-  router.use(keyRoutes(deps.keys, body, signedIn));
-  router.use(emailRoutes(deps.email, body, signedIn));
+  router.use(keyRoutes(deps.keys, body, signedIn, steppedUp));
+  router.use(emailRoutes(deps.email, body, steppedUp));
+  router.use(mfaRoutes(deps.mfa, body, signedIn));
   return router;
 }

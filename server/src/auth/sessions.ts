@@ -27,8 +27,8 @@ export class SessionStore {
     private readonly limiter: AbuseLimiter,
   ) {}
 
-  /** A new device session, in the given transaction when there is one. */
-  async open(user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex | Knex.Transaction = this.knex): Promise<TokenPair> {
+  /** A new device session, in the given transaction when there is one; `aal` 2 after a second factor, kept by refreshes. */
+  async open(user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex | Knex.Transaction = this.knex, aal: 1 | 2 = 1): Promise<TokenPair> {
     const sessionId = randomId();
     const refresh = this.tokens.signRefreshToken(user.id, sessionId);
     await db('sessions').insert({
@@ -37,8 +37,9 @@ export class SessionStore {
       token_hash: hashRefreshToken(refresh.token),
       expires_at: refresh.expiresAt,
       user_agent: userAgentOf(userAgent),
+      aal,
     });
-    return { accessToken: this.tokens.signAccessToken(user, sessionId), refreshToken: refresh.token };
+    return { accessToken: this.tokens.signAccessToken({ ...user, aal }, sessionId), refreshToken: refresh.token };
   }
 
   /**
@@ -47,11 +48,11 @@ export class SessionStore {
    */
   async renew(sessionId: string, userId: string, oldTokenHash: string | null, db: Knex | Knex.Transaction = this.knex): Promise<TokenPair | undefined> {
     const next = this.tokens.signRefreshToken(userId, sessionId);
-    const result = await db.raw<{ rows: Array<{ id: string; role: Role; email: string; verified: boolean }> }>(
+    const result = await db.raw<{ rows: Array<{ id: string; role: Role; email: string; verified: boolean; aal: 1 | 2 }> }>(
       `UPDATE sessions s SET token_hash = ?, expires_at = ?, last_used_at = now()
        FROM users u
        WHERE s.id = ? AND s.user_id = ? AND u.id = s.user_id AND s.expires_at > now() AND (?::text IS NULL OR s.token_hash = ?)
-       RETURNING u.id, u.role, u.email, u.email_verified AS verified`,
+       RETURNING u.id, u.role, u.email, u.email_verified AS verified, s.aal`,
       [hashRefreshToken(next.token), next.expiresAt, sessionId, userId, oldTokenHash, oldTokenHash],
     );
     const user = result.rows[0];

@@ -18,9 +18,10 @@ export const SWEEP_SQL = `
        resets AS (DELETE FROM _basalt_reset_tokens WHERE expires_at < now() AND (SELECT held FROM lock) RETURNING 1),
        proofs AS (DELETE FROM _basalt_email_proofs WHERE expires_at < now() AND (SELECT held FROM lock) RETURNING 1),
        codes AS (DELETE FROM _basalt_auth_codes WHERE expires_at < now() AND (SELECT held FROM lock) RETURNING 1),
+       steps AS (DELETE FROM _basalt_mfa_tokens WHERE expires_at < now() AND (SELECT held FROM lock) RETURNING 1),
        mails AS (DELETE FROM _basalt_outbox WHERE updated_at < now() - interval '7 days' AND status <> 'queued' AND (SELECT held FROM lock) RETURNING 1)
   SELECT (SELECT count(*) FROM limits)::int AS limits, (SELECT count(*) FROM sessions)::int AS sessions,
-         ((SELECT count(*) FROM resets) + (SELECT count(*) FROM proofs) + (SELECT count(*) FROM codes))::int AS resets,
+         ((SELECT count(*) FROM resets) + (SELECT count(*) FROM proofs) + (SELECT count(*) FROM codes) + (SELECT count(*) FROM steps))::int AS resets,
          (SELECT count(*) FROM mails)::int AS mails`;
 
 export interface Swept {
@@ -40,7 +41,7 @@ export class AuthSweeper extends Housekeeping {
     private readonly knex: Knex,
     onError?: (error: unknown) => void,
   ) {
-    super(['_basalt_limits', 'sessions', '_basalt_reset_tokens', '_basalt_email_proofs', '_basalt_auth_codes', '_basalt_outbox'], VACUUM_AFTER_ROWS, (sql) => knex.raw(sql), onError);
+    super(['_basalt_limits', 'sessions', '_basalt_reset_tokens', '_basalt_email_proofs', '_basalt_auth_codes', '_basalt_outbox', '_basalt_mfa_tokens'], VACUUM_AFTER_ROWS, (sql) => knex.raw(sql), onError);
   }
 
   protected async clean(): Promise<number> {

@@ -48,11 +48,11 @@ export class TokenService {
 
   /**
    * `verified` (and, when verified, `email`, which `@auth.email` reads) as the account was when the token was made:
-   * they may lag up to a refresh. `aal` is 1 until a second factor exists (issue 27).
+   * they may lag up to a refresh. `aal` is the session's: 2 once a second factor proved it.
    */
-  signAccessToken(user: { id: string; role: Role; email?: string; verified?: boolean }, sessionId: string): string {
+  signAccessToken(user: { id: string; role: Role; email?: string; verified?: boolean; aal?: 1 | 2 }, sessionId: string): string {
     const verified = user.verified === true;
-    return jwt.sign({ sub: user.id, role: user.role, sid: sessionId, typ: 'access', aal: 1, verified, ...(verified && user.email ? { email: user.email } : {}) }, this.key, {
+    return jwt.sign({ sub: user.id, role: user.role, sid: sessionId, typ: 'access', aal: user.aal ?? 1, verified, ...(verified && user.email ? { email: user.email } : {}) }, this.key, {
       algorithm: ALGORITHM,
       expiresIn: ACCESS_TOKEN_TTL_SECONDS,
     });

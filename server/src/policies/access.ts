@@ -83,7 +83,7 @@ export function decideAccess(
 export function expressionCaller(caller: Caller): ExpressionCaller {
   if (caller.kind !== 'user') return { id: null, role: null, email: null, key: false, verified: false, aal: null };
   const verified = caller.verified === true;
-  return { id: caller.id, role: caller.role, email: verified ? (caller.email ?? null) : null, key: caller.key !== undefined, verified, aal: 1 };
+  return { id: caller.id, role: caller.role, email: verified ? (caller.email ?? null) : null, key: caller.key !== undefined, verified, aal: caller.aal ?? 1 };
 }
 
 /**

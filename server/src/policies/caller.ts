@@ -20,6 +20,8 @@ export interface UserCaller {
   verified?: boolean;
   /** The account's email when verified, else null (`@auth.email`). */
   email?: string | null;
+  /** The session's assurance level: 2 after a second factor (an access token's `aal`); keys: 1. */
+  aal?: 1 | 2;
   /** When the credential stops being valid (ms since the epoch): a token's `exp`, a key's expiry; none: never. */
   expiresAt?: number;
 }

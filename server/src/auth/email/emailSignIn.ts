@@ -1,10 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AUTH_CODE_TTL_SECONDS, type AuthResult, type EmailProof, type EmailSignInInput } from '@basalt/contract';
+import { AUTH_CODE_TTL_SECONDS, type AuthResult, type AuthUser, type EmailProof, type EmailSignInInput, type MfaStep } from '@basalt/contract';
 import { ApiError, invalidField, notFound } from '../../errors.js';
 import { randomId } from '../../ids.js';
 import type { AccountService, Origin } from '../accounts.js';
-import type { SessionStore } from '../sessions.js';
 import type { Mailer } from './mailer.js';
 import { invalidToken, type ProofRow } from './proofs.js';
 import { tokenDigest } from './secrets.js';
@@ -23,7 +22,8 @@ export class EmailSignIn {
   constructor(
     private readonly mailer: Mailer,
     private readonly accounts: AccountService,
-    private readonly sessions: SessionStore,
+    /** Tokens, or the second step when the account has a factor on (auth/mfa). */
+    private readonly complete: (user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex.Transaction) => Promise<AuthResult | MfaStep>,
   ) {}
 
   private enabled(): void {
@@ -57,13 +57,12 @@ export class EmailSignIn {
   }
 
   /** `POST /auth/otp/verify`: the sign-in answer. */
-  async verify(proof: EmailProof, origin: Origin): Promise<AuthResult> {
+  async verify(proof: EmailProof, origin: Origin): Promise<AuthResult | MfaStep> {
     this.enabled();
     return this.mailer.knex.transaction(async (trx) => {
       const row = await this.mailer.proofs.use(trx, proof, ['otp']);
       const account = await this.accountOf(trx, row);
-      const { verified: _verified, ...user } = account;
-      return { user, ...(await this.sessions.open(account, origin.userAgent, trx)) };
+      return this.complete(account, origin.userAgent, trx);
     });
   }
 
@@ -90,7 +89,7 @@ export class EmailSignIn {
   }
 
   /** `POST /auth/oauth/exchange`: the one-time code and the verifier whose S256 the app sent first -> the sign-in answer. */
-  async exchange(code: string, codeVerifier: string, origin: Origin): Promise<AuthResult> {
+  async exchange(code: string, codeVerifier: string, origin: Origin): Promise<AuthResult | MfaStep> {
     return this.mailer.knex.transaction(async (trx) => {
       const used = await trx.raw<{ rows: Array<{ user_id: string; code_challenge: string }> }>(
         `DELETE FROM _basalt_auth_codes WHERE code_hash = ? AND expires_at > now() RETURNING user_id, code_challenge`,
@@ -106,8 +105,7 @@ export class EmailSignIn {
       );
       const account = result.rows[0];
       if (!account) throw invalidExchange();
-      const { verified: _verified, ...user } = account;
-      return { user, ...(await this.sessions.open(account, origin.userAgent, trx)) };
+      return this.complete(account, origin.userAgent, trx);
     });
   }
 }

@@ -27,6 +27,8 @@ export interface EmailDeps {
   passwords: PasswordHasher;
   passwordChanges: PasswordChanges;
   limiter: AbuseLimiter;
+  /** Tokens for a proven account, or the second step when it has a factor on (auth/mfa). */
+  completeSignIn: ConstructorParameters<typeof EmailSignIn>[2];
   /** Outside production, each unsent mail's link is logged (`npm start` without SMTP). */
   announce?: (message: string) => void;
   onError?: (error: unknown) => void;
@@ -56,7 +58,7 @@ export class EmailService {
     this.outbox = new Outbox(knex, secrets, { smtpConfigured: this.sender !== null, ...(deps.announce ? { announce: deps.announce } : {}), queued: () => this.sender?.kick() });
     this.mailer = new Mailer(knex, settings, new ProofStore(knex, secrets), this.outbox, new Templates(settings.templatesDir), deps.limiter);
     this.flows = new EmailFlows(this.mailer, deps.accounts, deps.sessions, deps.passwords, deps.passwordChanges);
-    this.signIn = new EmailSignIn(this.mailer, deps.accounts, deps.sessions);
+    this.signIn = new EmailSignIn(this.mailer, deps.accounts, deps.completeSignIn);
     this.owner = new OwnerMail(this.mailer, deps.accounts);
   }
 

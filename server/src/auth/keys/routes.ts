@@ -6,10 +6,11 @@ import { KEY_EXPIRY_MESSAGE, parseKeyInput, parsePathId } from '../validation.js
 import { parseKeyExpiry, type KeyService } from './service.js';
 
 /** `/auth/keys`: a signed-in user's own API keys (never by a key: /auth refuses keys). */
-export function keyRoutes(keys: KeyService, body: RequestHandler, signedIn: RequestHandler[]): Router {
+export function keyRoutes(keys: KeyService, body: RequestHandler, signedIn: RequestHandler[], steppedUp: RequestHandler[] = signedIn): Router {
   const router = Router();
 
-  router.post('/keys', ...signedIn, body, async (req, res) => {
+  // Making a key needs the second factor in this session when the account has one (auth/mfa stepUp).
+  router.post('/keys', ...steppedUp, body, async (req, res) => {
     const input = parseKeyInput(req.body);
     const expiresAt = parseKeyExpiry(input.expiresAt);
     if (expiresAt === 'invalid') throw invalidField('expiresAt', KEY_EXPIRY_MESSAGE);
