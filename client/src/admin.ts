@@ -121,6 +121,13 @@ export class AdminClient<DB> {
     },
     /** A single-use token for `auth.resetPassword`, valid one hour: the way to help a user without a mail server. */
     resetLink: (id: string): Promise<ResetLink> => this.data('POST', `/admin/users/${segment(id)}/reset-link`),
+    /**
+     * Turns off a member's second factor (for one who lost both the app and the recovery codes): the password alone
+     * signs in again. No factor on: 404.
+     */
+    removeMfa: async (id: string): Promise<void> => {
+      await this.data('DELETE', `/admin/users/${segment(id)}/mfa`);
+    },
   };
 
   readonly rules = {

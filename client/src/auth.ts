@@ -15,6 +15,7 @@ import { isTokenPair, type EmailChangeProof, type EmailSignInOptions, type MailO
 import { ApiError } from './errors.js';
 import { segment } from './http.js';
 import { KeysClient } from './keys.js';
+import { MfaClient, isMfaPending, type MfaPending, type SignInAnswer } from './mfa.js';
 import { decodeJwtPayload } from './session/accessToken.js';
 import type { AuthChangeListener, SessionManager } from './session/sessionManager.js';
 import type { Session } from './session/session.js';
@@ -24,6 +25,8 @@ import type { Send } from './transport.js';
 export class AuthClient {
   /** The signed-in user's API keys. */
   readonly keys: KeysClient;
+  /** The second factor (TOTP): turning it on and off, recovery codes, and the sign-in's second step. */
+  readonly mfa: MfaClient;
 
   constructor(
     private readonly manager: SessionManager,
@@ -33,6 +36,7 @@ export class AuthClient {
     private readonly sendPublic: Send,
   ) {
     this.keys = new KeysClient(send);
+    this.mfa = new MfaClient(manager, send, sendPublic);
   }
 
   /**
@@ -46,9 +50,12 @@ export class AuthClient {
     return this.manager.establish(result.data);
   }
 
-  async signIn(credentials: Credentials): Promise<Session> {
-    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/signin', body: credentials });
-    return this.manager.establish(result.data);
+  /**
+   * Signs in with the password. When the account has a second factor on, nobody is signed in yet: the answer is
+   * `{ mfaRequired: true, mfaToken }` (`MfaPending`), for `mfa.challenge` with the app's code or a recovery code.
+   */
+  async signIn(credentials: Credentials): Promise<Session | MfaPending> {
+    return this.signedIn('/auth/signin', credentials);
   }
 
   /**
@@ -138,16 +145,17 @@ export class AuthClient {
     return this.mailed('/auth/otp', { email, ...options });
   }
 
-  /** Signs in with a sign-in mail's link token or its code. */
-  async verifyEmailCode(proof: EmailProof): Promise<Session> {
-    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/otp/verify', body: proof });
-    return this.manager.establish(result.data);
+  /** Signs in with a sign-in mail's link token or its code; `MfaPending` as `signIn` when the account has a factor on. */
+  async verifyEmailCode(proof: EmailProof): Promise<Session | MfaPending> {
+    return this.signedIn('/auth/otp/verify', proof);
   }
 
-  /** Signs in with the one-time code a sign-in link handed to `redirectTo`, and the PKCE verifier its challenge came from. */
-  async exchangeCode(code: string, codeVerifier: string): Promise<Session> {
-    const result = await this.sendPublic<DataResponse<AuthResult>>({ method: 'POST', path: '/auth/oauth/exchange', body: { code, codeVerifier } });
-    return this.manager.establish(result.data);
+  /**
+   * Signs in with the one-time code a sign-in link handed to `redirectTo`, and the PKCE verifier its challenge came
+   * from; `MfaPending` as `signIn` when the account has a factor on.
+   */
+  async exchangeCode(code: string, codeVerifier: string): Promise<Session | MfaPending> {
+    return this.signedIn('/auth/oauth/exchange', { code, codeVerifier });
   }
 
   /**
@@ -205,6 +213,13 @@ export class AuthClient {
   /** Whether sign-up is open and whether the project has an owner yet (what a sign-in screen needs). */
   async settings(): Promise<AuthSettings> {
     return (await this.sendPublic<DataResponse<AuthSettings>>({ method: 'GET', path: '/auth/settings' })).data;
+  }
+
+  /** A way in: the session, stored, or the second step, with nothing stored. */
+  private async signedIn(path: string, body: unknown): Promise<Session | MfaPending> {
+    const { data } = await this.sendPublic<DataResponse<SignInAnswer>>({ method: 'POST', path, body });
+    if (isMfaPending(data)) return { mfaRequired: true, mfaToken: data.mfaToken };
+    return this.manager.establish(data as AuthResult);
   }
 
   private async mailed(path: string, body: Record<string, unknown>): Promise<SentResult> {

@@ -13,6 +13,7 @@ export {
   type SignUpInput,
 } from './email.js';
 export { KeysClient } from './keys.js';
+export { MfaClient, isMfaPending, type MfaPending, type MfaProof } from './mfa.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './tableClient.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
@@ -48,6 +49,7 @@ export type {
   UpdateOf,
 } from './types.js';
 export type {
+  TotpEnrollment,
   AdminSettings,
   AdminUser,
   EmailKind,

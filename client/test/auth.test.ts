@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, createClient, type AuthChangeEvent } from '../src/index.js';
-import { PASSWORD, startLive, uniqueEmail, type Live } from './support/live.js';
+import { PASSWORD, sessionOf, startLive, uniqueEmail, type Live } from './support/live.js';
 
 let live: Live;
 let ownerEmail: string;
@@ -49,7 +49,7 @@ describe('auth against the server', () => {
 
   it('signs in, reads the profile with createdAt, and signs out on the server too', async () => {
     const client = live.client();
-    const session = await client.auth.signIn({ email: ownerEmail, password: PASSWORD });
+    const session = await sessionOf(client.auth.signIn({ email: ownerEmail, password: PASSWORD }));
     const profile = await client.auth.me();
     expect(profile).toMatchObject({ id: session.user.id, email: ownerEmail, role: 'owner' });
     expect(Date.parse(profile.createdAt)).not.toBeNaN();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStorage, type RealtimeEvent, type Session } from '../src/index.js';
-import { PASSWORD, countingFetch, signJwt, startLive, uniqueEmail, type Live } from './support/live.js';
+import { PASSWORD, countingFetch, sessionOf, signJwt, startLive, uniqueEmail, type Live } from './support/live.js';
 
 /** `from(table).subscribe(...)` against a real server: delivery, filters, one shared connection, token refresh. */
 
@@ -93,7 +93,7 @@ describe('subscribe', () => {
   });
 
   it('refreshes an expired token through the shared refresh and resumes without losing an event', async () => {
-    const session = await live.client().auth.signIn({ email, password: PASSWORD });
+    const session = await sessionOf(live.client().auth.signIn({ email, password: PASSWORD }));
     const claims = JSON.parse(Buffer.from(session.accessToken.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
     const now = Math.floor(Date.now() / 1000);
     const shortLived: Session = { ...session, accessToken: signJwt({ ...claims, iat: now, exp: now + 2 }), expiresAt: Date.now() + 3_600_000 };

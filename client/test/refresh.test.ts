@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStorage, type AuthChangeEvent, type Session } from '../src/index.js';
-import { PASSWORD, countingFetch, expiredCopy, startLive, uniqueEmail, type Live } from './support/live.js';
+import { PASSWORD, countingFetch, expiredCopy, sessionOf, startLive, uniqueEmail, type Live } from './support/live.js';
 
 let live: Live;
 let email: string;
@@ -17,7 +17,7 @@ afterAll(() => live.stop());
 
 /** Signs in once, then stores that session with its access token replaced by an expired one. */
 async function storedExpiredSession(options: { localClockAgrees: boolean }) {
-  const session = await live.client().auth.signIn({ email, password: PASSWORD });
+  const session = await sessionOf(live.client().auth.signIn({ email, password: PASSWORD }));
   const storage = memoryStorage();
   const expired: Session = {
     ...session,
@@ -75,7 +75,7 @@ describe('refresh against the server', () => {
   });
 
   it('two clients racing with one refresh token: the server keeps one, the loser is signed out, the winner works', async () => {
-    const session = await live.client().auth.signIn({ email, password: PASSWORD });
+    const session = await sessionOf(live.client().auth.signIn({ email, password: PASSWORD }));
     const stored = JSON.stringify({ ...session, accessToken: expiredCopy(session.accessToken), expiresAt: 0 });
     const [a, b] = [memoryStorage(), memoryStorage()];
     a.setItem(KEY, stored);

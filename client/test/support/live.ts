@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { spawnServer, type SpawnOptions, type SpawnedServer } from '../../../test-support/server.js';
-import { createClient, type BasaltClient, type ClientOptions, type FetchLike, type UntypedDatabase } from '../../src/index.js';
+import { createClient, isMfaPending, type BasaltClient, type ClientOptions, type FetchLike, type MfaPending, type Session, type UntypedDatabase } from '../../src/index.js';
 
 /** The secret spawnServer gives the server, so tests can sign tokens the server accepts (or finds expired). */
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-0123456789';
@@ -29,6 +29,13 @@ export function countingFetch(): FetchLike & { calls: { method: string; path: st
     return fetch(input, init);
   };
   return Object.assign(fetchImpl, { calls, count: (path: string) => calls.filter((call) => call.path === path).length });
+}
+
+/** The session a sign-in answered; throws when it answered the second-factor step instead. */
+export async function sessionOf(answer: Promise<Session | MfaPending>): Promise<Session> {
+  const result = await answer;
+  if (isMfaPending(result)) throw new Error('expected a session, the sign-in asked for the second factor');
+  return result;
 }
 
 let emailCounter = 0;

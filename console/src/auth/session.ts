@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { isNetworkError, type AuthUser, type Credentials } from '@basalt/client';
+import { isMfaPending, isNetworkError, type AuthUser, type Credentials } from '@basalt/client';
 import { client } from '../api';
 import { describeError } from '../errors';
 
@@ -69,6 +69,8 @@ export async function restoreSession(): Promise<void> {
 /** Signs in; a member is refused and signed out again. Errors (wrong password, unreachable) are the caller's to show. */
 export async function signIn(credentials: Credentials): Promise<void> {
   const session = await client.auth.signIn(credentials);
+  // The console's step for the second factor comes with the rest of issue 27; nothing was stored.
+  if (isMfaPending(session)) throw new Error('This account has a second factor on, and the console cannot ask for its code yet.');
   if (session.user.role !== 'owner') await refuseMember();
   else setState({ status: 'signed-in', user: session.user });
 }
