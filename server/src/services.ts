@@ -14,8 +14,8 @@ import { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
 import { pgTypes } from './db/pgTypes.js';
 import { MAX_PREPARED_PER_CONNECTION, PreparedPool } from './db/preparedPool.js';
-import { migrate } from './db/migrate.js';
-import { installDdlTrigger, listenForSchemaChanges, notifySchemaChange, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
+import { prepareDatabase } from './db/prepare.js';
+import { listenForSchemaChanges, notifySchemaChange, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
 import { cursorKeyFrom, type RecordDeps } from './records/index.js';
 import { TableAdmin } from './admin/tables.js';
@@ -136,10 +136,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   let replicas: Replicas | null = null;
   const passwords = new PasswordHasher(options.bcryptCost);
   try {
-    if (options.prepare !== false) {
-      await migrate(sessionKnex);
-      await installDdlTrigger(sessionKnex);
-    }
+    if (options.prepare !== false) await prepareDatabase(sessionKnex, options.listenUrl ?? options.databaseUrl);
     // With standbys, each schema load notes the primary's position: a standby must have replayed it to serve reads.
     const cache = new SchemaCache(knex, Boolean(options.replicas));
     const placement = new TriggerPlacement(knex, cache, options.onError);

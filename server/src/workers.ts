@@ -2,8 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { createKnex } from './db/knex.js';
-import { migrate } from './db/migrate.js';
-import { installDdlTrigger } from './db/notifications.js';
+import { prepareDatabase } from './db/prepare.js';
 import { TokenService } from './auth/tokens.js';
 import { SHUTDOWN_TIMEOUT_MS } from './serve.js';
 import { combineGathered, relayGathers } from './ops/gather.js';
@@ -30,8 +29,7 @@ export async function runPrimary(config: Config, options: { databaseUrl: string;
   // On the session connection (DATABASE_LISTEN_URL) when there is one: a transaction pooler keeps no session.
   const knex = createKnex(config.listenUrl ?? options.databaseUrl, { poolSize: 1 });
   try {
-    await migrate(knex);
-    await installDdlTrigger(knex);
+    await prepareDatabase(knex, config.listenUrl ?? options.databaseUrl);
   } finally {
     await knex.destroy();
   }

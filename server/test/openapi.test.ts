@@ -112,7 +112,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(document.paths).filter((path) => path === '/auth/confirm' || path.startsWith('/console'))).toEqual([]);
 
     const { schemas } = document.components;
-    expect(schemas.Profile!.required).toEqual(['id', 'email', 'role', 'createdAt', 'verified', 'hasPassword', 'locale']);
+    expect(schemas.Profile!.required).toEqual(['id', 'email', 'role', 'createdAt', 'verified', 'hasPassword', 'locale', 'mfa']);
     expect(schemas.AdminUser!.required).toEqual(expect.arrayContaining(['verified', 'hasPassword', 'locale', 'identities', 'mfa']));
     const users = document.paths['/admin/users']!.get as unknown as { responses: Record<string, { content: Record<string, { schema: { properties: { data: { items: unknown } } } }> }> };
     expect(users.responses['200']!.content['application/json']!.schema.properties.data.items).toEqual({ $ref: '#/components/schemas/AdminUser' });
@@ -123,6 +123,37 @@ describe('GET /openapi.json', () => {
     expect(statuses('/admin/users/invite')).toEqual(expect.arrayContaining(['201', '409']));
     expect(statuses('/auth/signin')).toContain('403');
     expect(statuses('/auth/email')).toContain('401');
+  });
+
+  it('describes the second factor (issue 27): its routes to those who may call them, the sign-in step, step-up', async () => {
+    const userMfa = ['POST /auth/mfa/totp', 'DELETE /auth/mfa/totp', 'POST /auth/mfa/totp/verify', 'POST /auth/mfa/recovery-codes'];
+    const anon = operations(await documentFor({ apikey: project.anonKey }));
+    expect(anon).toContain('POST /auth/mfa/challenge');
+    for (const hidden of [...userMfa, 'DELETE /admin/users/{id}/mfa']) expect(anon).not.toContain(hidden);
+    const member = operations(await documentFor(project.member.auth));
+    expect(member).toEqual(expect.arrayContaining(['POST /auth/mfa/challenge', ...userMfa]));
+    expect(member).not.toContain('DELETE /admin/users/{id}/mfa');
+    const document = await documentFor(project.owner.auth);
+    expect(operations(document)).toEqual(expect.arrayContaining(['POST /auth/mfa/challenge', ...userMfa, 'DELETE /admin/users/{id}/mfa']));
+
+    type Responses = Record<string, { content?: Record<string, { schema: { properties: { data: unknown } } }> }>;
+    const responsesOf = (path: string, method = 'post') => (document.paths[path]![method] as { responses: Responses }).responses;
+    // The three ways in answer the tokens or the step; the challenge answers the tokens.
+    for (const path of ['/auth/signin', '/auth/otp/verify', '/auth/oauth/exchange']) {
+      expect(responsesOf(path)['200']!.content!['application/json']!.schema.properties.data, path).toEqual({ $ref: '#/components/schemas/SignInResult' });
+    }
+    expect(document.components.schemas.SignInResult!.oneOf).toEqual([{ $ref: '#/components/schemas/AuthResult' }, { $ref: '#/components/schemas/MfaStep' }]);
+    expect(responsesOf('/auth/mfa/challenge')['200']!.content!['application/json']!.schema.properties.data).toEqual({ $ref: '#/components/schemas/AuthResult' });
+    // Step-up: 403 (MFA_REQUIRED) where it applies; 409 on enrolment with a factor on; 429 on the challenge.
+    const statuses = (path: string, method = 'post') => Object.keys(responsesOf(path, method));
+    for (const [path, method] of [['/auth/keys', 'post'], ['/auth/password', 'post'], ['/auth/email', 'post'], ['/auth/me', 'delete'], ['/auth/mfa/totp', 'delete'], ['/auth/mfa/recovery-codes', 'post']] as const) {
+      expect(statuses(path, method), `${method} ${path}`).toContain('403');
+      expect((document.paths[path]![method] as { description: string }).description, `${method} ${path}`).toContain('MFA_REQUIRED');
+    }
+    expect(statuses('/auth/mfa/totp')).toEqual(expect.arrayContaining(['200', '401', '409']));
+    expect(statuses('/auth/mfa/challenge')).toEqual(expect.arrayContaining(['200', '400', '429']));
+    expect(statuses('/admin/users/{id}/mfa', 'delete')).toEqual(expect.arrayContaining(['200', '403', '404']));
+    expect((document.components.schemas.Error!.properties as { error: { properties: { code: { enum: string[] } } } }).error.properties.code.enum).toContain('MFA_REQUIRED');
   });
 
   it('changes when the schema and the policies do', async () => {

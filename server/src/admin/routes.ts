@@ -160,6 +160,8 @@ export function adminRoutes(deps: {
   // A member who lost their authenticator and recovery codes: the owner removes the factor.
   router.delete('/users/:id/mfa', async (req, res) => {
     const id = userId(req);
+    // The owner's own factor goes only through DELETE /auth/mfa/totp, which needs it proven in the session.
+    if (id === userOf(req).id) throw new ApiError('VALIDATION_ERROR', 'Remove your own factor with DELETE /auth/mfa/totp (it needs the factor)', { parameter: 'id' });
     if (!(await accounts.userExists(id))) throw new ApiError('NOT_FOUND', `No user ${id}`);
     if (!(await deps.mfa.totp.remove(id))) throw new ApiError('NOT_FOUND', `${id} has no second factor`);
     sendJson(res, 200, { data: { removed: true } });

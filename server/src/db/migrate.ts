@@ -34,8 +34,27 @@ class ProjectMigrations implements Knex.MigrationSource<string> {
  * Brings the system tables up to date. Knex's bookkeeping tables start with `_`, so the record API never serves them.
  */
 export async function migrate(knex: Knex): Promise<void> {
-  // Several processes may start at once: knex's lock table serialises them.
+  // Several processes may start at once: knex's lock table serialises them (see prepareWithRetries for the rest).
   await knex.migrate.latest(SETTINGS);
+}
+
+/**
+ * Runs `prepare` (migrations, the DDL trigger) again when it loses a race with another process starting on the same
+ * database at the same moment: two first starts both create knex's bookkeeping tables (one gets 23505 on the catalog's
+ * unique index, or 42P07), or replace the same function ("tuple concurrently updated"). The second try finds the work
+ * done or waits on knex's lock. Anything else, or the fifth failure, is thrown.
+ */
+export async function prepareWithRetries(prepare: () => Promise<void>, attempts = 5): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await prepare();
+    } catch (error) {
+      const { code, name, message } = (error ?? {}) as { code?: string; name?: string; message?: string };
+      const raced = code === '23505' || code === '42P07' || code === '42710' || code === 'XX000' || name === 'LockError' || /concurrently|already locked/i.test(message ?? '');
+      if (!raced || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
+    }
+  }
 }
 
 const SETTINGS = { migrationSource: new ProjectMigrations(), tableName: '_migrations' };

@@ -13,6 +13,10 @@ const tags = ['auth'];
 /** A token or password the service holds to a length in UTF-16 code units (JavaScript's), without NUL. */
 export const text = (max: number, what: string) => str({ pattern: unitsText(1, max), description: `${what}: 1 to ${max} characters (UTF-16 code units), no NUL` });
 
+const STEP_UP = 'With a second factor on, a session that has not proven it (`aal` 1: opened before the factor was turned on) gets 403 `MFA_REQUIRED`.';
+/** The description of a route that needs the second factor proven in this session when the account has one (step-up). */
+export const stepUpNote = (what: string): string => `${what} ${STEP_UP}`;
+
 export const post = (operationId: string, summary: string, body: string | Record<string, unknown>, success: { status: number; data: Record<string, unknown>; description: string }, errors: number[]): Operation => ({
   operationId,
   summary,
@@ -29,8 +33,8 @@ export function publicAuthPaths(): Paths {
     },
     '/auth/signin': {
       post: {
-        ...post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 401, 403, 413, 429, 503]),
-        description: 'Under `auth.emailVerification` `required`, an account whose address is not verified is refused with 403 `EMAIL_NOT_VERIFIED` once its password matched.',
+        ...post('auth.signin', 'Sign in with email and password', 'Credentials', { status: 200, data: ref('SignInResult'), description: 'Signed in, or the second step (`MfaStep`) when the account has a second factor on' }, [400, 401, 403, 413, 429, 503]),
+        description: 'Under `auth.emailVerification` `required`, an account whose address is not verified is refused with 403 `EMAIL_NOT_VERIFIED` once its password matched. With a second factor on, the answer is `{ mfaRequired: true, mfaToken }` instead of tokens: POST /auth/mfa/challenge finishes the sign-in.',
       },
     },
     '/auth/refresh': {
@@ -84,7 +88,8 @@ export function userAuthPaths(): Paths {
   return {
     '/auth/me': {
       get: signedIn('auth.me', 'The signed-in account', { data: ref('Profile'), description: 'The account' }, []),
-      delete: signedIn('auth.deleteMe', 'Delete the signed-in account (not the owner\'s)', { data: ref('AuthUser'), description: 'The deleted account' }, [400, 413, 429], {
+      delete: signedIn('auth.deleteMe', 'Delete the signed-in account (not the owner\'s)', { data: ref('AuthUser'), description: 'The deleted account' }, [400, 403, 413, 429], {
+        description: stepUpNote('The password (or, for an account without one, a fresh sign-in code) confirms it.'),
         requestBody: jsonBody({
           oneOf: [
             object({ password: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The account\'s password') }),
@@ -97,7 +102,8 @@ export function userAuthPaths(): Paths {
       post: signedIn('auth.signout', 'End every session of the account', { data: ref('SignedOut'), description: 'Signed out' }, []),
     },
     '/auth/password': {
-      post: signedIn('auth.password', 'Change the password; every other session ends', { data: ref('TokenPair'), description: 'A new pair for this device' }, [400, 413, 429], {
+      post: signedIn('auth.password', 'Change the password; every other session ends', { data: ref('TokenPair'), description: 'A new pair for this device' }, [400, 403, 413, 429], {
+        description: stepUpNote('A wrong current password counts as a failed sign-in.'),
         requestBody: jsonBody(object({ currentPassword: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The current password (required unless the account has none: made by an emailed code or an invite)'), newPassword: SHARED_PASSWORD }, ['newPassword'])),
       }),
     },
@@ -109,7 +115,8 @@ export function userAuthPaths(): Paths {
     },
     '/auth/keys': {
       get: signedIn('auth.keys', 'The account\'s API keys (never the keys themselves)', { data: { type: 'array', items: ref('ApiKey') }, description: 'Keys' }, []),
-      post: signedIn('auth.createKey', 'Create an API key: shown this once', { status: 201, data: ref('CreatedApiKey'), description: 'The key' }, [400, 413], {
+      post: signedIn('auth.createKey', 'Create an API key: shown this once', { status: 201, data: ref('CreatedApiKey'), description: 'The key' }, [400, 403, 413], {
+        description: stepUpNote('A key acts at `aal` 1.'),
         requestBody: jsonBody(ref('CreateApiKey')),
       }),
     },

@@ -4,6 +4,7 @@ import { isOwner, type Caller } from '../policies/caller.js';
 import { adminPaths, operationPaths } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
 import { EMAIL_SCHEMAS, ownerEmailPaths, publicEmailPaths, userEmailPaths } from './email.js';
+import { MFA_SCHEMAS, ownerMfaPaths, publicMfaPaths, userMfaPaths } from './mfa.js';
 import { tablePaths, tableSchemas, type TableAccess } from './records.js';
 import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS as ACCOUNT_SCHEMAS, str, type Operation, type Schema } from './schema.js';
 import { filterParameterComponents, type Readable } from './tables.js';
@@ -30,8 +31,8 @@ function accessOf(table: TableSchema, caller: Caller): TableAccess {
   return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
 
-/** The schemas a document may refer to: the account, table and value ones, and email's. */
-const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS };
+/** The schemas a document may refer to: the account, table and value ones, email's and the second factor's. */
+const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS };
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */
 function referencedSchemas(value: unknown, found: Set<string>): Set<string> {
@@ -68,8 +69,8 @@ function severalTablesStream(): Record<string, Operation> {
 export function buildDocument(tables: TableSchema[], caller: Caller, options: DocumentOptions): Record<string, unknown> {
   const signedIn = caller.kind === 'user' && !caller.key;
   const owner = signedIn && isOwner(caller);
-  const paths: Record<string, Record<string, Operation>> = { ...operationPaths({ metrics: owner && options.metrics }), ...publicAuthPaths(), ...publicEmailPaths() };
-  if (signedIn) Object.assign(paths, userAuthPaths(), userEmailPaths());
+  const paths: Record<string, Record<string, Operation>> = { ...operationPaths({ metrics: owner && options.metrics }), ...publicAuthPaths(), ...publicEmailPaths(), ...publicMfaPaths() };
+  if (signedIn) Object.assign(paths, userAuthPaths(), userEmailPaths(), userMfaPaths());
 
   const readers: Readable = { tables, readable: (table) => accessOf(table, caller).read };
   const tableComponents: Record<string, Schema> = {};
@@ -85,7 +86,7 @@ export function buildDocument(tables: TableSchema[], caller: Caller, options: Do
   }
   if (anyReadable) paths['/realtime'] = severalTablesStream();
   if (owner) {
-    Object.assign(paths, adminPaths(), ownerEmailPaths());
+    Object.assign(paths, adminPaths(), ownerEmailPaths(), ownerMfaPaths());
     for (const table of tables) Object.assign(paths, tablePaths(table, { read: true, write: true }, 'admin', readers));
   }
 

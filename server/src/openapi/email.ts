@@ -1,6 +1,6 @@
 import { EMAIL_CODE_LENGTH, EMAIL_KINDS, OUTBOX_STATUSES, PASSWORD_CONFIRMATION_MAX_LENGTH, REDIRECT_MAX_LENGTH, RESET_TOKEN_MAX_LENGTH, ROLES } from '@basalt/contract';
 import { admin, pagingParameters, pathParameter } from './admin.js';
-import { post, signedIn, text, type Paths } from './auth.js';
+import { post, signedIn, stepUpNote, text, type Paths } from './auth.js';
 import { digitsCode, PKCE, unitsText } from './patterns.js';
 import { bool, dateTime, int, jsonBody, localeSchema, nullable, object, ref, SHARED_EMAIL, SHARED_PASSWORD, str, type Schema } from './schema.js';
 
@@ -40,8 +40,12 @@ export const EMAIL_SCHEMAS: Record<string, Schema> = {
   Sent: object({ sent: { const: true } }),
   VerifiedUser: object({ id: str(), email: str({ description: 'The account\'s email address, lower-cased' }), role: str({ enum: [...ROLES] }), verified: bool }),
   VerifyResult: {
-    oneOf: [object({ user: ref('VerifiedUser') }), object({ user: ref('VerifiedUser'), accessToken: str(), refreshToken: str() })],
-    description: 'The user; under `auth.emailVerification` `required` also a token pair (the proof signs in)',
+    oneOf: [
+      object({ user: ref('VerifiedUser') }),
+      object({ user: ref('VerifiedUser'), accessToken: str(), refreshToken: str() }),
+      object({ user: ref('VerifiedUser'), mfaRequired: { const: true }, mfaToken: str() }),
+    ],
+    description: 'The user; under `auth.emailVerification` `required` also a token pair (the proof signs in), or the second step when the account has a factor on',
   },
   OutboxMail: object({
     id: str(),
@@ -79,8 +83,8 @@ export function publicEmailPaths(): Paths {
     },
     '/auth/otp/verify': {
       post: {
-        ...post('auth.otpVerify', 'Sign in with a sign-in mail\'s token or code', 'EmailProof', { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 403, 404, 413, 503]),
-        description: '404 when sign-in by email is not enabled; 403 `SIGNUP_DISABLED` for a new address while sign-ups are off.',
+        ...post('auth.otpVerify', 'Sign in with a sign-in mail\'s token or code', 'EmailProof', { status: 200, data: ref('SignInResult'), description: 'Signed in, or the second step (`MfaStep`) when the account has a second factor on' }, [400, 403, 404, 413, 503]),
+        description: '404 when sign-in by email is not enabled; 403 `SIGNUP_DISABLED` for a new address while sign-ups are off. With a second factor on, `{ mfaRequired: true, mfaToken }` instead of tokens (POST /auth/mfa/challenge).',
       },
     },
     '/auth/otp/code': {
@@ -90,7 +94,10 @@ export function publicEmailPaths(): Paths {
       },
     },
     '/auth/oauth/exchange': {
-      post: post('auth.exchange', 'Trade a one-time code handed to the app, with its PKCE verifier, for a sign-in', object({ code: text(RESET_TOKEN_MAX_LENGTH, 'The one-time code (`code` of the redirect)'), codeVerifier: pkce('The PKCE verifier whose S256 challenge was sent first') }), { status: 200, data: ref('AuthResult'), description: 'Signed in' }, [400, 413, 503]),
+      post: {
+        ...post('auth.exchange', 'Trade a one-time code handed to the app, with its PKCE verifier, for a sign-in', object({ code: text(RESET_TOKEN_MAX_LENGTH, 'The one-time code (`code` of the redirect)'), codeVerifier: pkce('The PKCE verifier whose S256 challenge was sent first') }), { status: 200, data: ref('SignInResult'), description: 'Signed in, or the second step (`MfaStep`) when the account has a second factor on' }, [400, 413, 503]),
+        description: 'With a second factor on, `{ mfaRequired: true, mfaToken }` instead of tokens (POST /auth/mfa/challenge).',
+      },
     },
     '/auth/email/confirm': {
       post: post('auth.confirmEmail', 'Move the account to its new address with the email-change mail\'s token or code (`email`: the new address)', 'EmailProof', { status: 200, data: object({ user: ref('VerifiedUser') }), description: 'The account at its new address, verified' }, [400, 409, 413, 503]),
@@ -103,7 +110,8 @@ export function userEmailPaths(): Paths {
   const change = (confirm: Record<string, Schema>) => object({ newEmail: { ...SHARED_EMAIL, description: `The new address. ${SHARED_EMAIL.description as string}` }, ...confirm, redirectTo, locale: mailLocale }, ['newEmail', ...Object.keys(confirm)]);
   return {
     '/auth/email': {
-      post: signedIn('auth.changeEmail', 'Change the account\'s address: a confirmation mail to the new one, a notice to the old', sent('Sent (an address already taken is told so by mail instead: the answer is the same)'), [400, 413, 429], {
+      post: signedIn('auth.changeEmail', 'Change the account\'s address: a confirmation mail to the new one, a notice to the old', sent('Sent (an address already taken is told so by mail instead: the answer is the same)'), [400, 403, 413, 429], {
+        description: stepUpNote('The password (or, for an account without one, a fresh sign-in code) confirms it.'),
         requestBody: jsonBody({
           oneOf: [
             change({ password: text(PASSWORD_CONFIRMATION_MAX_LENGTH, 'The account\'s password') }),

@@ -49,8 +49,8 @@ export const envelope = (data: Schema, more: Record<string, Schema> = {}, requir
 const ERROR_TEXTS: Record<number, string> = {
   400: 'The request is not valid: `details` names the parameter or field',
   401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
-  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`)',
-  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`)',
+  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`), `MFA_REQUIRED` where the account has a second factor on and this session has not proven it (`aal` 1)',
+  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`); on the second factor\'s routes, no factor is on',
   409: 'A conflict: a unique value taken, or a reference that still points at the row',
   413: 'The request body is larger than the limit',
   429: 'Too many attempts: retry after `Retry-After` seconds',
@@ -97,6 +97,7 @@ const profile = {
   verified: { ...bool, description: 'The address was proven (a mail\'s link or code, an invite), or the account predates required verification' },
   hasPassword: { ...bool, description: 'false for an account made by an emailed sign-in code, or an invite not yet accepted' },
   locale: nullable(str({ description: 'BCP 47, from sign-up or a sending endpoint' })),
+  mfa: { ...bool, description: 'A second factor (TOTP) is on' },
 };
 /** `providers` of the settings: identity providers (issue 27), an empty list until then. */
 export const providersSchema: Schema = { type: 'array', items: object({ name: str(), displayName: str() }) };
@@ -182,7 +183,6 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   AdminUser: object({
     ...profile,
     identities: { type: 'array', items: object({ provider: str(), email: nullable(str()), createdAt: dateTime }), description: 'Identity providers linked to the account (issue 27): empty until then' },
-    mfa: { ...bool, description: 'A second factor is set up (issue 27): false until then' },
   }),
   AuthResult: object({ ...tokenPair, user: authUser }),
   SignUpResult: {

@@ -71,11 +71,13 @@ const STATEFUL: Record<string, string[]> = { 'auth.changeEmail': ['password'], '
  * no schema states. `select`'s grammar and names, a cursor, the query string's 8 KiB, an embed's options without the
  * embed in `select`; a PUT body's `id` (must equal the path's), a reference to a row that must exist, a column
  * required only when PUT creates; a reset token the owner made or a mail's token or code (live, unused), a one-time
- * code handed to an app, a `redirectTo` that `auth.redirectUrls` allows, a key expiry in the future; `STATEFUL`.
+ * code handed to an app, a `redirectTo` that `auth.redirectUrls` allows, a key expiry in the future; the second
+ * factor's current code, a recovery code, a sign-in's live `mfaToken` (MFA_REQUIRED is a 403 every stepped-up
+ * operation lists); `STATEFUL`.
  */
 function undescribable(document: Json, target: FuzzOperation, named: string | undefined): boolean {
   if (named === undefined || DEFINITIONS.has(target.operation.operationId)) return true;
-  if (['select', 'after', 'query', 'token', 'code', 'redirectTo', 'expiresAt', ...REFERENCES].includes(named) || /\.(order|limit)$/.test(named)) return true;
+  if (['select', 'after', 'query', 'token', 'code', 'recoveryCode', 'mfaToken', 'redirectTo', 'expiresAt', ...REFERENCES].includes(named) || /\.(order|limit)$/.test(named)) return true;
   if (STATEFUL[target.operation.operationId]?.includes(named)) return true;
   if (target.method !== 'put') return false;
   const update = target.operation.requestBody?.content?.['application/json']?.schema?.$ref as string | undefined;

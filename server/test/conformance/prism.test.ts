@@ -3,6 +3,7 @@ import { startSmtpCatcher, type SmtpCatcher } from '../../../test-support/smtp.j
 import { startHarness, uniqueEmail, type Harness } from '../harness.js';
 import { emailSettings } from '../email/support.js';
 import { emailTraffic } from './emailTraffic.js';
+import { mfaTraffic } from './mfaTraffic.js';
 import { createProject, type Project } from './fixture.js';
 import { startPrismProxy, type PrismProxy } from './prism.js';
 import { Traffic, type Document } from './traffic.js';
@@ -203,6 +204,10 @@ describe('through the Prism validating proxy', () => {
 
   it('the email routes', async () => {
     await emailTraffic({ t, h, smtp, owner: bearer(project.owner.accessToken), member: bearer(project.member.accessToken) });
+  }, 60_000);
+
+  it('the second factor', async () => {
+    await mfaTraffic({ t, smtp, owner: bearer(project.owner.accessToken), member: bearer(project.member.accessToken) });
   }, 60_000);
 
   it('the operations routes', async () => {

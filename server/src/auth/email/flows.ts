@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuthUser, EmailProof, SendInput, VerifyResult } from '@basalt/contract';
+import type { AuthResult, AuthUser, EmailProof, MfaStep, SendInput, VerifyResult } from '@basalt/contract';
 import { conflict } from '../../errors.js';
 import type { AccountService, Origin } from '../accounts.js';
 import type { PasswordChanges } from '../passwordChanges.js';
@@ -21,6 +21,8 @@ export class EmailFlows {
     private readonly sessions: SessionStore,
     private readonly passwords: PasswordHasher,
     private readonly passwordChanges: PasswordChanges,
+    /** Tokens, or the second step when the account has a factor on (auth/mfa): a verification that signs in asks it too. */
+    private readonly complete: (user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex.Transaction) => Promise<AuthResult | MfaStep>,
   ) {}
 
   private get settings() {
@@ -52,14 +54,15 @@ export class EmailFlows {
   }
 
   /** `POST /auth/verify`: the user, and a token pair under `required` (the proof signs in). */
-  async verify(proof: EmailProof, userAgent: string | undefined): Promise<VerifyResult> {
+  async verify(proof: EmailProof, userAgent: string | undefined): Promise<VerifyResult | (MfaStep & { user: VerifyResult['user'] })> {
     return this.mailer.knex.transaction(async (trx) => {
       const row = await this.mailer.proofs.use(trx, proof, ['verify']);
       const user = await this.provenAccount(trx, row, 'token' in proof ? 'token' : 'code');
       await trx('users').where({ id: user.id }).update({ email_verified: true });
       const verified = { id: user.id, email: user.email, role: user.role, verified: true };
       if (this.settings.verification !== 'required') return { user: verified };
-      return { user: verified, ...(await this.sessions.open(verified, userAgent, trx)) };
+      const signedIn = await this.complete(verified, userAgent, trx);
+      return 'mfaRequired' in signedIn ? { user: verified, ...signedIn } : { user: verified, accessToken: signedIn.accessToken, refreshToken: signedIn.refreshToken };
     });
   }
 

@@ -57,7 +57,7 @@ export class EmailService {
     this.sender = settings.smtpUrl ? new OutboxSender(knex, secrets, settings.smtpUrl, senderOf(settings.from!, settings.projectName), counters, deps.onError) : null;
     this.outbox = new Outbox(knex, secrets, { smtpConfigured: this.sender !== null, ...(deps.announce ? { announce: deps.announce } : {}), queued: () => this.sender?.kick() });
     this.mailer = new Mailer(knex, settings, new ProofStore(knex, secrets), this.outbox, new Templates(settings.templatesDir), deps.limiter);
-    this.flows = new EmailFlows(this.mailer, deps.accounts, deps.sessions, deps.passwords, deps.passwordChanges);
+    this.flows = new EmailFlows(this.mailer, deps.accounts, deps.sessions, deps.passwords, deps.passwordChanges, deps.completeSignIn);
     this.signIn = new EmailSignIn(this.mailer, deps.accounts, deps.completeSignIn);
     this.owner = new OwnerMail(this.mailer, deps.accounts);
   }
