@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailSecrets } from './secrets.js';
 import type { MailBody } from './outbox.js';
 
@@ -46,7 +46,8 @@ function describeFailure(error: unknown): { permanent: boolean; text: string } {
 }
 
 export class OutboxSender {
-  private readonly transport: Transporter;
+  private transport: Transporter | null = null;
+  private readonly smtpUrl: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private again = false;
@@ -60,10 +61,16 @@ export class OutboxSender {
     private readonly counters: SenderCounters,
     private readonly onError?: (error: unknown) => void,
   ) {
+    this.smtpUrl = smtpUrl;
+  }
+
+  /** Loads nodemailer (only a process with SMTP_URL does) and sends every second from then on. */
+  async start(): Promise<void> {
+    const { default: nodemailer } = await import('nodemailer');
     // A pool of SENDING_AT_ONCE connections, each reused for up to 100 mails: a greeting (and a TLS handshake and AUTH
     // with a real provider) per mail capped one process near 40 mails a second (E1, docs/performance.md).
     this.transport = nodemailer.createTransport({
-      url: smtpUrl,
+      url: this.smtpUrl,
       pool: true,
       maxConnections: SENDING_AT_ONCE,
       maxMessages: 100,
@@ -71,9 +78,6 @@ export class OutboxSender {
       greetingTimeout: 10_000,
       socketTimeout: 15_000,
     });
-  }
-
-  start(): void {
     const tick = () => {
       this.kick();
       this.timer = setTimeout(tick, POLL_MS);
@@ -84,7 +88,8 @@ export class OutboxSender {
 
   /** A round now (or right after the running one). */
   kick(): void {
-    if (this.stopped) return;
+    // Before start() loaded nodemailer, mails wait for its first round.
+    if (this.stopped || !this.transport) return;
     if (this.running) {
       this.again = true;
       return;
@@ -129,7 +134,7 @@ export class OutboxSender {
   private async sendOne(row: LeasedRow): Promise<void> {
     try {
       const body = this.bodyOf(row);
-      await this.transport.sendMail({ from: this.from, to: row.recipient, subject: body.subject, text: body.text, html: body.html });
+      await this.transport!.sendMail({ from: this.from, to: row.recipient, subject: body.subject, text: body.text, html: body.html });
       await this.knex.raw(
         `UPDATE _basalt_outbox SET status = 'sent', body = NULL, sent_at = now(), lease_until = NULL, last_error = NULL, updated_at = now() WHERE id = ?`,
         [row.id],
@@ -164,6 +169,6 @@ export class OutboxSender {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    this.transport.close();
+    this.transport?.close();
   }
 }

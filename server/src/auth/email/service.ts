@@ -84,7 +84,7 @@ export class EmailService {
     } else {
       await knex('_basalt_settings').where({ key: REQUIRED_SINCE }).delete();
     }
-    this.sender?.start();
+    await this.sender?.start();
   }
 
   async stop(): Promise<void> {
