@@ -89,7 +89,7 @@ async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: s
     return server;
   };
   const basalt = (workers: number) =>
-    start(`basalt-${workers}` as ServerName, [path.join(root, 'server/dist/main.js')], {
+    start(`basalt-${workers}` as ServerName, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'server/dist/main.js')], {
       DATABASE_URL: db.url,
       JWT_SECRET: secret,
       NODE_ENV: 'production',
