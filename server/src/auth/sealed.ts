@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+
+/** A random one-time token (a mail's link, a sign-in step, a one-time code): 32 bytes, base64url. */
+export const newToken = () => randomBytes(32).toString('base64url');
+
+/** How such a token is stored: its SHA-256 (it has 256 bits of its own, so no key is needed). */
+export const tokenDigest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /**
  * Secrets kept at rest (outbox bodies, TOTP secrets): AES-256-GCM under a key derived from JWT_SECRET by HKDF with a

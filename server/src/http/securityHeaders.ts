@@ -83,7 +83,9 @@ export const CONSOLE_PREFIX = '/console';
 export const CONFIRM_PAGE = '/auth/confirm';
 
 export const securityHeaders: RequestHandler = (req, res, next) => {
-  const isConsole = req.path === CONSOLE_PREFIX || req.path.startsWith(`${CONSOLE_PREFIX}/`) || req.path === CONFIRM_PAGE;
+  // req.path parses the URL on first read: read it once.
+  const requested = req.path;
+  const isConsole = requested === CONSOLE_PREFIX || requested.startsWith(`${CONSOLE_PREFIX}/`) || requested === CONFIRM_PAGE;
   for (const [name, value] of isConsole ? consolePairs : apiPairs) res.setHeader(name, value);
   next();
 };

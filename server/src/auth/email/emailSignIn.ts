@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AUTH_CODE_TTL_SECONDS, type AuthResult, type AuthUser, type EmailProof, type EmailSignInInput, type MfaStep } from '@basalt/contract';
 import { ApiError, invalidField, notFound } from '../../errors.js';
@@ -6,7 +6,7 @@ import { randomId } from '../../ids.js';
 import type { AccountService, Origin } from '../accounts.js';
 import type { Mailer } from './mailer.js';
 import { invalidToken, type ProofRow } from './proofs.js';
-import { tokenDigest } from './secrets.js';
+import { newToken, tokenDigest } from './secrets.js';
 import { checkRedirect } from './validation.js';
 
 /**
@@ -75,7 +75,7 @@ export class EmailSignIn {
         throw invalidField('token', 'This sign-in link names no app to return to (no redirectTo and codeChallenge): type the code of the mail into the app');
       }
       const account = await this.accountOf(trx, row);
-      const code = randomBytes(32).toString('base64url');
+      const code = newToken();
       await trx.raw(`INSERT INTO _basalt_auth_codes (code_hash, user_id, code_challenge, expires_at) VALUES (?, ?, ?, now() + make_interval(secs => ?))`, [
         tokenDigest(code),
         account.id,

@@ -42,10 +42,6 @@ export class Outbox {
     private readonly options: OutboxOptions,
   ) {}
 
-  get smtpConfigured(): boolean {
-    return this.options.smtpConfigured;
-  }
-
   /** Writes a mail in `db` (a transaction when a proof goes with it); the sender is told after the caller commits. */
   async enqueue(db: Knex | Knex.Transaction, kind: EmailKind, to: string, body: MailBody): Promise<string> {
     const id = randomId();

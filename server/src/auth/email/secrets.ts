@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
 import { EMAIL_CODE_LENGTH } from '@basalt/contract';
 import { deriveKey, Sealer } from '../sealed.js';
 
@@ -29,9 +29,7 @@ export class MailSecrets {
   }
 }
 
-export const tokenDigest = (token: string) => createHash('sha256').update(token).digest('base64url');
-
-export const newToken = () => randomBytes(32).toString('base64url');
+export { newToken, tokenDigest } from '../sealed.js';
 
 /** Six decimal digits, uniformly drawn. */
 export const newCode = () => String(randomInt(0, 10 ** EMAIL_CODE_LENGTH)).padStart(EMAIL_CODE_LENGTH, '0');

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { TotpEnabled, TotpEnrollment } from '@basalt/contract';
-import { invalidField } from '../../errors.js';
+import { accountGone, invalidField } from '../../errors.js';
 import type { Origin } from '../accounts.js';
 import type { AbuseLimiter } from '../limits.js';
 import type { SessionStore } from '../sessions.js';
@@ -24,7 +24,9 @@ export class Mfa {
   }
 
   async enroll(userId: string): Promise<TotpEnrollment | undefined> {
-    const user = await this.knex('users').where({ id: userId }).first<{ email: string }>('email');
+    const user = await this.knex('users').where({ id: userId }).first<{ email: string } | undefined>('email');
+    // Deleted since the route checked it: the account's 401, not a 500.
+    if (!user) throw accountGone();
     return this.totp.enroll(userId, user.email);
   }
 
@@ -38,7 +40,8 @@ export class Mfa {
       if (!(await this.totp.accept(userId, code, 'pending', trx))) throw invalidField('code', 'The code is wrong: type the current code of the authenticator app (ask for a new secret if none was made)');
       const recoveryCodes = await this.totp.enable(userId, trx);
       await this.sessions.endAll(userId, null, trx);
-      const user = await trx('users').where({ id: userId }).first<{ id: string; email: string; role: 'owner' | 'member'; email_verified: boolean }>('id', 'email', 'role', 'email_verified');
+      const user = await trx('users').where({ id: userId }).first<{ id: string; email: string; role: 'owner' | 'member'; email_verified: boolean } | undefined>('id', 'email', 'role', 'email_verified');
+      if (!user) throw accountGone();
       const pair = await this.sessions.open({ id: user.id, email: user.email, role: user.role, verified: user.email_verified }, origin.userAgent, trx, 2);
       return { recoveryCodes, ...pair };
     });

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { MFA_MAX_WRONG_CODES, MFA_TOKEN_TTL_SECONDS, type AuthResult, type AuthUser, type MfaChallengeInput, type MfaStep } from '@basalt/contract';
 import { invalidField } from '../../errors.js';
@@ -6,6 +5,7 @@ import type { Origin } from '../accounts.js';
 import { signinCounters, type AbuseLimiter, type Counter } from '../limits.js';
 import type { SessionStore } from '../sessions.js';
 import type { TotpFactors } from './totp.js';
+import { newToken, tokenDigest as digest } from '../sealed.js';
 
 /**
  * The second step of every way in (password, emailed code or link, later providers): an account with a factor on
@@ -14,7 +14,6 @@ import type { TotpFactors } from './totp.js';
  * Wrong codes count against the sign-in limits of the account and address and `mfaFailuresPerAccount` (any address),
  * and over them the challenge is refused before any code is checked.
  */
-const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 const invalidMfaToken = () => invalidField('mfaToken', 'The sign-in step is unknown, was already used or has expired: sign in again');
 
 interface StepRow {
@@ -36,7 +35,7 @@ export class MfaSignIn {
   /** Tokens for an account proven by its first factor, or the second step when it has a factor on. */
   readonly complete = async (user: AuthUser & { verified?: boolean }, userAgent: string | undefined, db: Knex | Knex.Transaction = this.knex): Promise<AuthResult | MfaStep> => {
     if (!(await this.totp.isEnabled(user.id, db))) return { user: { id: user.id, email: user.email, role: user.role }, ...(await this.sessions.open(user, userAgent, db)) };
-    const mfaToken = randomBytes(32).toString('base64url');
+    const mfaToken = newToken();
     await db.raw(`INSERT INTO _basalt_mfa_tokens (token_hash, user_id, user_agent, expires_at) VALUES (?, ?, ?, now() + make_interval(secs => ?))`, [
       digest(mfaToken),
       user.id,
