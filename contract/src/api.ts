@@ -20,12 +20,19 @@ export interface Profile extends AuthUser {
   locale: string | null;
   /** A second factor (TOTP) is on. */
   mfa: boolean;
+  /** Identity providers linked to the account, oldest first. */
+  identities: Identity[];
 }
 
-/** `/admin/users` items: the profile with what the owner sees beside it (identities and factors come with issue 27). */
-export interface AdminUser extends Profile {
-  identities: Array<{ provider: string; email: string | null; createdAt: string }>;
+/** An identity provider's account linked to a Basalt account: the email the provider gave, when it was linked. */
+export interface Identity {
+  provider: string;
+  email: string | null;
+  createdAt: string;
 }
+
+/** `/admin/users` items: the profile, as the owner sees it. */
+export type AdminUser = Profile;
 
 export interface TokenPair {
   accessToken: string;

@@ -1,6 +1,8 @@
 /** Every error code the service answers with, and the HTTP status that goes with it. */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
+  /** A provider's token names no email address, and the account needs one. */
+  EMAIL_REQUIRED: 400,
   INVALID_JSON: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -9,9 +11,13 @@ export const ERROR_STATUS = {
   MFA_REQUIRED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** A provider's first sign-in matched an account it may not link to by itself (`details: { provider }`). */
+  ACCOUNT_EXISTS: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** The identity provider refused or failed the sign-in (its answer did not pass the checks). */
+  PROVIDER_ERROR: 502,
   UNAVAILABLE: 503,
   TIMEOUT: 504,
 } as const;

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type Limits } from '@basalt/contract';
 import { ConfigError } from './configError.js';
 import { parseEmailSettings, type EmailSettings } from './auth/email/settings.js';
+import { parseProviders, type ProviderConfig } from './auth/providers/settings.js';
 
 /** Root of the repository (where config.json, migrations/ and .data/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,6 +49,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** SMTP_URL, PUBLIC_URL and the `email` and `auth` keys of config.json (issue 26). */
   email: EmailSettings;
+  /** `auth.providers` of config.json, with their secrets from the environment (issue 27). */
+  providers: ProviderConfig[];
   configPath: string;
 }
 
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     email: parseEmailSettings(project, env, { configPath, production, port }),
+    providers: parseProviders((project.auth as { providers?: unknown } | undefined)?.providers, env, configPath),
     configPath,
   };
 }

@@ -36,6 +36,7 @@ export async function serve(
     replicas: config.replicas,
     metricsToken: config.metricsToken,
     email: config.email,
+    providers: config.providers,
     ...(config.production ? {} : { announceMail: (message: string) => logger.info(message) }),
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),

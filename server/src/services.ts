@@ -30,6 +30,8 @@ import { Replicas } from './replicas/router.js';
 import { CountFolder } from './tracking/fold.js';
 import { EmailService } from './auth/email/service.js';
 import { Mfa } from './auth/mfa/service.js';
+import { ProvidersService } from './auth/providers/service.js';
+import type { ProviderConfig } from './auth/providers/settings.js';
 import { defaultEmailSettings, type EmailSettings } from './auth/email/settings.js';
 
 export interface ServiceOptions {
@@ -62,6 +64,8 @@ export interface ServiceOptions {
   metricsToken?: string;
   /** SMTP_URL, PUBLIC_URL, `email` and `auth` of config.json; default: no SMTP, verification optional. */
   email?: EmailSettings;
+  /** `auth.providers`: identity providers by OpenID Connect discovery (auth/providers); default none. */
+  providers?: ProviderConfig[];
   /** Outside production: each mail kept unsent (no SMTP) has its link logged. */
   announceMail?: (message: string) => void;
 }
@@ -85,6 +89,8 @@ export interface Services {
   email: EmailService;
   /** The second factor: TOTP, recovery codes, the sign-in step (auth/mfa). */
   mfa: Mfa;
+  /** Identity providers: discovery, the redirect flow, native id tokens, identities (auth/providers). */
+  providers: ProvidersService;
   /** Deletes ended limit windows, expired sessions and reset tokens (auth/sweep.ts). */
   sweeper: AuthSweeper;
   /** The write triggers' installer (change capture for realtime and count deltas, tracking/). */
@@ -199,6 +205,22 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       ...(options.onError ? { onError: options.onError } : {}),
     });
     await email.start();
+    const providers = new ProvidersService({
+      knex,
+      configs: options.providers ?? [],
+      jwtSecret: options.jwtSecret,
+      accounts,
+      signupEnabled: options.signupEnabled,
+      site: {
+        publicUrl: () => email.settings.publicUrl,
+        redirectRules: () => email.settings.redirectUrls,
+        verification: () => email.settings.verification,
+        emailSignIn: () => email.settings.emailSignIn,
+      },
+      complete: (user, userAgent, trx) => mfa.signIn.complete(user, userAgent, trx),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+    await providers.start();
     const current = listener;
     // Capture stays on a minute past the retention after the last subscriber left: a resume within it misses nothing.
     const capture = new CaptureSwitch(knex, cache, RETENTION_MS + 60_000, options.onError);
@@ -235,6 +257,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       limiter,
       email,
       mfa,
+      providers,
       sweeper,
       placement,
       capture,
@@ -280,6 +303,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await trimmer.stop();
         await sweeper.stop();
         await email.stop();
+        providers.stop();
         await Promise.all([counting.settled(), placement.settled()]);
         await current?.close();
         await replicaSet?.close();

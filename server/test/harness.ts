@@ -1,4 +1,5 @@
 import type { EmailSettings } from '../src/auth/email/settings.js';
+import type { ProviderConfig } from '../src/auth/providers/settings.js';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import supertest from 'supertest';
@@ -49,6 +50,10 @@ export interface HarnessOptions {
   replicas?: ReplicaConfig;
   /** SMTP_URL, PUBLIC_URL, `email` and `auth` of config.json (issue 26); default: no SMTP. */
   email?: EmailSettings;
+  /** `auth.providers` of config.json (issue 27). */
+  providers?: ProviderConfig[];
+  /** Listen on this port (a provider must know Basalt's callback before it starts); default: any free one. */
+  port?: number;
 }
 
 /**
@@ -80,6 +85,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     metricsToken: options.metricsToken,
     replicas: options.replicas,
     email: options.email,
+    providers: options.providers,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
@@ -88,7 +94,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     reportError: (error) => console.error('unexpected server error:', error),
   });
   const server = createHttpServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clients: pg.Client[] = [];
   return {
@@ -110,6 +116,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!options.database) await database.drop();
     },
   };
+}
+
+/** A port free a moment ago, for a server whose address another party must know before it starts. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export interface Account {

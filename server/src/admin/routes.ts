@@ -40,6 +40,7 @@ export function adminRoutes(deps: {
   telemetry: Telemetry;
   email: EmailService;
   mfa: Mfa;
+  providers: { registry: { list(): Array<{ name: string; displayName: string }> } };
   bodyLimitBytes: number;
   signupEnabled: boolean;
 }): Router {
@@ -174,7 +175,7 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: await deps.telemetry.overview() });
   });
   router.get('/settings', (_req, res) => {
-    sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled, smtp: deps.email.smtp, providers: [] } });
+    sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled, smtp: deps.email.smtp, providers: deps.providers.registry.list() } });
   });
   router.use(ownerEmailRoutes(deps.email, body));
 

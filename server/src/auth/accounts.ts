@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AdminUser, AuthResult, AuthUser, Credentials, EmailVerificationMode, MfaStep, Profile, Role } from '@basalt/contract';
+import type { AdminUser, AuthResult, Identity, AuthUser, Credentials, EmailVerificationMode, MfaStep, Profile, Role } from '@basalt/contract';
 import { accountGone, ApiError, conflict, invalidField, notFound, unauthorized } from '../errors.js';
 import type { PasswordHasher } from './passwords.js';
 import { randomId } from '../ids.js';
@@ -16,9 +16,13 @@ interface ProfileRow {
   has_password: boolean;
   locale: string | null;
   mfa: boolean;
+  identities: Identity[];
 }
 const PROFILE_COLUMNS = `id, email, role, created_at, email_verified, password_hash IS NOT NULL AS has_password, locale,
-  EXISTS (SELECT 1 FROM _basalt_totp t WHERE t.user_id = users.id AND t.enabled) AS mfa`;
+  EXISTS (SELECT 1 FROM _basalt_totp t WHERE t.user_id = users.id AND t.enabled) AS mfa,
+  COALESCE((SELECT json_agg(json_build_object('provider', i.provider, 'email', i.email,
+      'createdAt', to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY i.created_at, i.provider)
+    FROM _basalt_identities i WHERE i.user_id = users.id), '[]'::json) AS identities`;
 const profileOf = (row: ProfileRow): Profile => ({
   id: row.id,
   email: row.email,
@@ -28,6 +32,7 @@ const profileOf = (row: ProfileRow): Profile => ({
   hasPassword: row.has_password,
   locale: row.locale,
   mfa: row.mfa,
+  identities: row.identities,
 });
 
 /** What sign-up does beyond the account (auth/email): under `required`, no tokens until the address is proven. */
@@ -91,7 +96,7 @@ export async function forExistingAccount<T>(write: PromiseLike<T>): Promise<T> {
  */
 export class AccountService {
   constructor(
-    private readonly knex: Knex,
+    readonly knex: Knex,
     readonly sessions: SessionStore,
     private readonly passwords: PasswordHasher,
     private readonly limiter: AbuseLimiter,
@@ -272,13 +277,13 @@ export class AccountService {
     return row ? profileOf(row) : undefined;
   }
 
-  /** The owner's listing: every account, oldest first, with the total (identities and factors come with issue 27). */
+  /** The owner's listing: every account, oldest first, with the total. */
   async listUsers({ limit, offset }: { limit: number; offset: number }): Promise<{ users: AdminUser[]; total: number }> {
     const [result, count] = await Promise.all([
       this.knex.raw<{ rows: ProfileRow[] }>(`SELECT ${PROFILE_COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`, [limit, offset]),
       this.knex('users').count({ total: '*' }).first<{ total: number } | undefined>(),
     ]);
-    return { users: result.rows.map((row) => ({ ...profileOf(row), identities: [] })), total: count?.total ?? 0 };
+    return { users: result.rows.map((row) => profileOf(row)), total: count?.total ?? 0 };
   }
 
   /** A `locale` a sending endpoint was given is kept on the account, for the mails it gets later. */

@@ -10,6 +10,8 @@ import { emailRoutes } from './email/routes.js';
 import { parseResetBody } from './email/validation.js';
 import type { Mfa } from './mfa/service.js';
 import { mfaRoutes, stepUp } from './mfa/routes.js';
+import type { ProvidersService } from './providers/service.js';
+import { providerRoutes } from './providers/routes.js';
 import { authenticate, requireAccount, requireUser, userOf } from './credentials.js';
 import { keyRoutes } from './keys/routes.js';
 import { jsonObjectBody } from '../http/body.js';
@@ -24,6 +26,7 @@ export interface AuthDeps {
   passwordChanges: PasswordChanges;
   email: EmailService;
   mfa: Mfa;
+  providers: ProvidersService;
 }
 
 /**
@@ -63,7 +66,7 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   router.get('/settings', async (_req, res) => {
     const { emailSignIn, verification } = deps.email.settings;
     sendJson(res, 200, {
-      data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner(), emailSignIn, emailVerification: verification, providers: [] },
+      data: { signupEnabled: options.signupEnabled, hasOwner: await accounts.hasOwner(), emailSignIn, emailVerification: verification, providers: deps.providers.registry.list() },
     });
   });
 
@@ -100,5 +103,6 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   router.use(keyRoutes(deps.keys, body, signedIn, steppedUp));
   router.use(emailRoutes(deps.email, body, steppedUp));
   router.use(mfaRoutes(deps.mfa, body, signedIn));
+  router.use(providerRoutes(deps.providers, body, signedIn, options.bodyLimitBytes));
   return router;
 }

@@ -8,6 +8,7 @@ import type { Mailer } from './mailer.js';
 import { invalidToken, type ProofRow } from './proofs.js';
 import { newToken, tokenDigest } from './secrets.js';
 import { checkRedirect } from './validation.js';
+import { addressProven } from '../provenAddress.js';
 
 /**
  * Sign-in by an emailed link or code (`auth.emailSignIn`), and the one-time code a sign-in link hands to the app's
@@ -48,7 +49,7 @@ export class EmailSignIn {
     const existing = await this.accounts.profileByEmail(row.email, trx);
     if (existing) {
       if (row.user_id !== null && existing.id !== row.user_id) throw invalidToken();
-      if (!existing.verified) await trx('users').where({ id: existing.id }).update({ email_verified: true });
+      if (!existing.verified) await addressProven(trx, existing.id);
       return { id: existing.id, email: existing.email, role: existing.role, verified: true };
     }
     if (row.user_id !== null) throw invalidToken();

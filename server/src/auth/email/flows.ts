@@ -8,6 +8,7 @@ import type { SessionStore } from '../sessions.js';
 import type { Mailer } from './mailer.js';
 import { invalidCode, invalidToken, type ProofRow } from './proofs.js';
 import { checkRedirect } from './validation.js';
+import { addressProven } from '../provenAddress.js';
 
 /**
  * Verification, recovery and email change (API.md, "Email"). Every sending call answers the same whether or not the
@@ -58,7 +59,7 @@ export class EmailFlows {
     return this.mailer.knex.transaction(async (trx) => {
       const row = await this.mailer.proofs.use(trx, proof, ['verify']);
       const user = await this.provenAccount(trx, row, 'token' in proof ? 'token' : 'code');
-      await trx('users').where({ id: user.id }).update({ email_verified: true });
+      await addressProven(trx, user.id);
       const verified = { id: user.id, email: user.email, role: user.role, verified: true };
       if (this.settings.verification !== 'required') return { user: verified };
       const signedIn = await this.complete(verified, userAgent, trx);
@@ -89,7 +90,8 @@ export class EmailFlows {
     await this.mailer.knex.transaction(async (trx) => {
       const row = await this.mailer.proofs.use(trx, proof, ['recover', 'invite']);
       const user = await this.provenAccount(trx, row, 'token' in proof ? 'token' : 'code');
-      await trx('users').where({ id: user.id }).update({ password_hash: passwordHash, email_verified: true });
+      await trx('users').where({ id: user.id }).update({ password_hash: passwordHash });
+      await addressProven(trx, user.id);
       await trx('_basalt_reset_tokens').where({ user_id: user.id }).delete();
       await this.sessions.endAll(user.id, null, trx);
     });
