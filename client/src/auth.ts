@@ -16,6 +16,7 @@ import { ApiError } from './errors.js';
 import { segment } from './http.js';
 import { KeysClient } from './keys.js';
 import { MfaClient, isMfaPending, type MfaPending, type SignInAnswer } from './mfa.js';
+import type { ProviderRedirectOptions, ProviderRedirects } from './providers.js';
 import { decodeJwtPayload } from './session/accessToken.js';
 import type { AuthChangeListener, SessionManager } from './session/sessionManager.js';
 import type { Session } from './session/session.js';
@@ -34,6 +35,8 @@ export class AuthClient {
     private readonly send: Send,
     /** Without credentials (sign-up, sign-in, settings). */
     private readonly sendPublic: Send,
+    /** The provider redirect flow's PKCE verifiers, kept in the client's storage adapter. */
+    private readonly redirects?: ProviderRedirects,
   ) {
     this.keys = new KeysClient(send);
     this.mfa = new MfaClient(manager, send, sendPublic);
@@ -154,8 +157,34 @@ export class AuthClient {
    * Signs in with the one-time code a sign-in link handed to `redirectTo`, and the PKCE verifier its challenge came
    * from; `MfaPending` as `signIn` when the account has a factor on.
    */
-  async exchangeCode(code: string, codeVerifier: string): Promise<Session | MfaPending> {
-    return this.signedIn('/auth/oauth/exchange', { code, codeVerifier });
+  async exchangeCode(code: string, codeVerifier?: string): Promise<Session | MfaPending> {
+    const verifier = codeVerifier ?? (await this.redirects?.takeVerifier());
+    if (!verifier) throw new TypeError('exchangeCode needs the PKCE verifier: none is stored (was signInWithProvider called with this client?)');
+    return this.signedIn('/auth/oauth/exchange', { code, codeVerifier: verifier });
+  }
+
+  /**
+   * Signs in with an identity provider (`auth.providers`): the browser goes to the provider (unless `navigate: false`:
+   * the URL is answered) and comes back to `redirectTo?code=...` for `exchangeCode(code)`, whose PKCE verifier waits in
+   * this client's storage; or `?error=ACCOUNT_EXISTS` and the like (`parseProviderReturn`).
+   */
+  async signInWithProvider(provider: string, options: ProviderRedirectOptions): Promise<{ url: string }> {
+    return this.providerRedirects().signInUrl(provider, options);
+  }
+
+  /** Signs in with an id token a native app got from the provider's SDK, and the nonce it gave the provider. */
+  async signInWithIdToken(provider: string, input: { idToken: string; nonce: string }): Promise<Session | MfaPending> {
+    return this.signedIn(`/auth/oauth/${segment(provider)}/token`, input);
+  }
+
+  /** Links a provider to the signed-in account: the browser comes back to `redirectTo?linked=<provider>` (or `?error=`). */
+  async linkIdentity(provider: string, options: ProviderRedirectOptions): Promise<{ url: string }> {
+    return this.providerRedirects().linkUrl(provider, options);
+  }
+
+  /** Unlinks a provider from the signed-in account; refused (400) when it is the account's last way in. */
+  async unlinkIdentity(provider: string): Promise<void> {
+    await this.send({ method: 'DELETE', path: `/auth/identities/${segment(provider)}` });
   }
 
   /**
@@ -220,6 +249,11 @@ export class AuthClient {
     const { data } = await this.sendPublic<DataResponse<SignInAnswer>>({ method: 'POST', path, body });
     if (isMfaPending(data)) return { mfaRequired: true, mfaToken: data.mfaToken };
     return this.manager.establish(data as AuthResult);
+  }
+
+  private providerRedirects(): ProviderRedirects {
+    if (!this.redirects) throw new TypeError('provider sign-in needs a client made by createClient');
+    return this.redirects;
   }
 
   private async mailed(path: string, body: Record<string, unknown>): Promise<SentResult> {

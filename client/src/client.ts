@@ -4,6 +4,7 @@ import { Http, type FetchLike } from './http.js';
 import { Realtime, type StreamCredentials } from './realtime.js';
 import { webLocks, type LockManagerLike } from './session/refreshLock.js';
 import { SessionManager } from './session/sessionManager.js';
+import { ProviderRedirects } from './providers.js';
 import { SessionStorage, browserLocalStorage, resolveStorage, type StorageAdapter } from './session/storage.js';
 import { TabSync } from './session/tabSync.js';
 import { TableClient } from './tableClient.js';
@@ -95,7 +96,7 @@ export class BasaltClient<DB = UntypedDatabase> {
       autoRefresh: options.autoRefresh ?? true,
     });
     this.send = options.apiKey ? keySender(http, options.apiKey) : authorizedSender(http, this.sessions);
-    this.auth = new AuthClient(this.sessions, this.send, publicSender(http));
+    this.auth = new AuthClient(this.sessions, this.send, publicSender(http), new ProviderRedirects(url, adapter, `${this.storageKey}.pkce`, this.send));
     const apiKey = options.apiKey;
     const credentials: StreamCredentials = apiKey
       ? { token: async () => apiKey, refresh: async () => false }

@@ -14,6 +14,7 @@ export {
 } from './email.js';
 export { KeysClient } from './keys.js';
 export { MfaClient, isMfaPending, type MfaPending, type MfaProof } from './mfa.js';
+export { parseProviderReturn, type ProviderRedirectOptions, type ProviderReturn } from './providers.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './tableClient.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';

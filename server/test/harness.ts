@@ -11,6 +11,8 @@ import { createServices, type Services } from '../src/services.js';
 import { createHttpServer } from '../src/http/server.js';
 import type { ReplicaConfig } from '../src/config.js';
 
+export { freePort } from '../../test-support/ports.js';
+
 export const TEST_SECRET = 'test-secret-that-is-long-enough-0123456789';
 
 export interface Harness {
@@ -116,16 +118,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!options.database) await database.drop();
     },
   };
-}
-
-/** A port free a moment ago, for a server whose address another party must know before it starts. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 export interface Account {

@@ -18,7 +18,7 @@ export function providerConfig(op: TestOidcProvider, name = 'test', extra: Parti
   return { name, displayName: 'Test provider', issuer: op.issuer, clientId: op.clientId, clientSecret: op.clientSecret, scopes: ['openid', 'email', 'profile'], audiences: [op.nativeClientId], preset: null, ...extra };
 }
 
-export async function startWithProvider(options: HarnessOptions & { email?: Partial<EmailSettings> } = {}): Promise<ProviderSetup> {
+export async function startWithProvider(options: Omit<HarnessOptions, 'email'> & { email?: Partial<EmailSettings> } = {}): Promise<ProviderSetup> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const op = await startOidcProvider({ basaltCallbacks: [`${url}/auth/oauth/test/callback`, `${url}/auth/oauth/other/callback`] });
