@@ -66,6 +66,19 @@ describe('sign-in by redirect', () => {
     expect(crossed.status).toBe(400);
   });
 
+  it('takes the callback as a form POST too (response_mode form_post, as apple answers)', async () => {
+    setup.op.accounts.set('poster', { sub: 'poster', email: uniqueEmail('poster'), email_verified: true });
+    const { codeChallenge } = pkcePair();
+    setup.op.autoLogin = 'poster';
+    const { location } = await followRedirects(`${setup.h.url}/auth/oauth/test?${new URLSearchParams({ redirectTo: APP, codeChallenge })}`, `${setup.h.url}/auth/oauth/test/callback`);
+    const callback = new URL(location);
+    const posted = await fetch(`${callback.origin}${callback.pathname}`, { method: 'POST', body: callback.searchParams, redirect: 'manual' });
+    expect(posted.status).toBe(302);
+    expect(new URL(posted.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const repeated = await fetch(`${callback.origin}${callback.pathname}`, { method: 'POST', body: callback.searchParams, redirect: 'manual' });
+    expect(repeated.status).toBe(400);
+  });
+
   it('sends the provider’s refusal back to the app as ?error=access_denied', async () => {
     setup.op.denyNext = true;
     const { back } = await signInAt(setup, null);
