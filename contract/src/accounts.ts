@@ -88,6 +88,7 @@ export const LIMIT_NAMES = [
   'emailsPerAddress',
   'emailsPerRecipient',
   'mfaFailuresPerAccount',
+  'providerSignInsPerAddress',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, RateLimit> & {
@@ -106,6 +107,8 @@ export const DEFAULT_LIMITS: Limits = {
   emailsPerRecipient: { max: 5, windowSeconds: 3600 },
   /** Wrong second-factor codes of one account, whatever the address (they count against the sign-in limits too). */
   mfaFailuresPerAccount: { max: 10, windowSeconds: 900 },
+  /** Identity-provider sign-ins and links started, and native id tokens sent, from one address. */
+  providerSignInsPerAddress: { max: 100, windowSeconds: 900 },
 };
 
 /** `details` of a 429: which limit, and the seconds also sent in `Retry-After`. */

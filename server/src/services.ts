@@ -218,6 +218,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         emailSignIn: () => email.settings.emailSignIn,
       },
       complete: (user, userAgent, trx) => mfa.signIn.complete(user, userAgent, trx),
+      limiter,
       ...(options.onError ? { onError: options.onError } : {}),
     });
     await providers.start();

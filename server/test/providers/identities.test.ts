@@ -1,4 +1,5 @@
 import { generateSync } from 'otplib';
+import { DEFAULT_LIMITS } from '@basalt/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultEmailSettings } from '../../src/auth/email/settings.js';
 import { ProviderRegistry } from '../../src/auth/providers/registry.js';
@@ -163,6 +164,21 @@ describe('projects', () => {
       await h.close();
       await op.close();
       await late?.close();
+    }
+  });
+
+  it('counts sign-ins started and native tokens sent per address: over providerSignInsPerAddress, 429 before the provider', async () => {
+    const limited = await startWithProvider({ limits: { ...DEFAULT_LIMITS, providerSignInsPerAddress: { max: 2, windowSeconds: 900 } } });
+    try {
+      const start = () => limited.h.request().get('/auth/oauth/test').query({ redirectTo: APP, codeChallenge: pkcePair().codeChallenge });
+      expect((await start()).status).toBe(302);
+      expect((await limited.h.request().post('/auth/oauth/test/token').send({ idToken: 'not.a.jwt', nonce: 'n' })).status).toBe(400);
+      const over = await start();
+      expect(over.status).toBe(429);
+      expect(errorOf(over).details).toMatchObject({ limit: 'providerSignInsPerAddress' });
+      expect(over.headers['retry-after']).toBeDefined();
+    } finally {
+      await limited.close();
     }
   });
 

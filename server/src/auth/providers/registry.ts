@@ -32,7 +32,7 @@ function prepare(config: ProviderConfig) {
   };
 }
 
-async function appleSecret(config: ProviderConfig, audience: string): Promise<string> {
+export async function appleSecret(config: ProviderConfig, audience: string): Promise<string> {
   const apple = config.apple!;
   const key = await importPKCS8(apple.privateKey, 'ES256');
   return new SignJWT({})

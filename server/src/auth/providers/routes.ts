@@ -17,6 +17,8 @@ export function providerRoutes(providers: ProvidersService, body: RequestHandler
 
   router.get('/oauth/:provider', async (req, res) => {
     const input = parseStartQuery(req.query as Record<string, unknown>);
+    providers.registry.get(name(req.params.provider));
+    await providers.count(originOf(req));
     res.redirect(302, await providers.flow.start(name(req.params.provider), input, null));
   });
 
@@ -36,6 +38,7 @@ export function providerRoutes(providers: ProvidersService, body: RequestHandler
     const provider = name(req.params.provider);
     providers.registry.get(provider);
     await providers.identities.assertUnlinked(userOf(req).id, provider);
+    await providers.count(originOf(req));
     sendJson(res, 200, { data: { url: await providers.flow.start(provider, input, userOf(req).id) } });
   });
 

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AuthResult, EmailVerificationMode, MfaStep } from '@basalt/contract';
 import { invalidField } from '../../errors.js';
 import type { AccountService, Origin } from '../accounts.js';
+import type { AbuseLimiter } from '../limits.js';
 import { tokenDigest } from '../sealed.js';
 import type { RedirectRule } from '../email/redirects.js';
 import { verifyNativeIdToken } from './claims.js';
@@ -20,6 +21,8 @@ export interface ProvidersOptions {
   site: { publicUrl: () => string; redirectRules: () => RedirectRule[]; verification: () => EmailVerificationMode; emailSignIn: () => boolean };
   /** Tokens, or the second step when the account has a factor on (auth/mfa). */
   complete: (user: SignedInAccount, userAgent: string | undefined, db: Knex.Transaction) => Promise<AuthResult | MfaStep>;
+  /** `providerSignInsPerAddress`: redirect flows started and native id tokens sent, per client address. */
+  limiter: AbuseLimiter;
   onError?: (error: unknown) => void;
 }
 
@@ -43,9 +46,15 @@ export class ProvidersService {
     this.registry.stop();
   }
 
+  /** Counts a sign-in or link started, or a native id token sent, from this address (429 over the limit). */
+  async count(origin: Origin): Promise<void> {
+    await this.options.limiter.consumeAll([{ name: 'providerSignInsPerAddress', subject: origin.address }]);
+  }
+
   /** `POST /auth/oauth/<name>/token`: a native app's id token and the nonce it gave the provider, spent once. */
   async native(name: string, input: { idToken: string; nonce: string }, origin: Origin): Promise<AuthResult | MfaStep> {
     const provider = this.registry.get(name);
+    await this.count(origin);
     const identity = await verifyNativeIdToken(provider, input.idToken, input.nonce);
     if (!identity.subject) throw invalidField('idToken', 'The id token was refused: it names no subject');
     return this.options.knex.transaction(async (trx) => {
