@@ -79,7 +79,10 @@ export function App() {
       </div>
     );
   }
-  if (auth.status === 'signed-out') return <SignIn notice={auth.notice} />;
+  if (auth.status === 'signed-out') {
+    // Keyed by a provider's pending second step, so one arriving while the card shows starts it afresh.
+    return <SignIn key={auth.mfaToken ?? 'sign-in'} notice={auth.notice} mfaToken={auth.mfaToken} />;
+  }
   return (
     <Layout user={auth.user} route={route}>
       <Screen route={route} search={search} />

@@ -3,11 +3,16 @@ import { API_URL } from './apiUrl';
 import { conflictMessage } from './conflicts';
 import { waitText } from './waitText';
 
+export const MFA_REQUIRED_TEXT =
+  'This needs a session signed in with your two-step code, and this one was opened without it: sign out and sign in again with your code to change this.';
+
 /** One sentence a person can act on, for any failure the client can throw. */
 export function describeError(error: unknown): string {
   if (isNetworkError(error)) return `Cannot reach the API at ${API_URL}. Check that the server is running and reachable.`;
   if (isApiError(error)) {
     if (error.code === 'UNAVAILABLE') return 'The API is up but its database is unavailable. Try again shortly.';
+    // With two-step sign-in on, a session opened without the code may not change what guards the account.
+    if (error.code === 'MFA_REQUIRED') return MFA_REQUIRED_TEXT;
     if (error.code === 'RATE_LIMITED') return `Too many attempts. Try again in ${waitText(error.retryAfter)}.`;
     if (error.code === 'INTERNAL_ERROR') {
       // The request id is what an operator needs to find the failure in the server's log.

@@ -17,6 +17,7 @@ export const keys = {
   settings: ['admin-settings'] as const,
   types: ['types'] as const,
   sessions: ['sessions'] as const,
+  me: ['me'] as const,
   apiKeys: ['api-keys'] as const,
   openapi: ['openapi'] as const,
   overview: ['overview'] as const,
@@ -76,6 +77,11 @@ export function useTypes() {
 /** The signed-in owner's own devices. */
 export function useSessions() {
   return useQuery({ queryKey: keys.sessions, queryFn: () => client.auth.sessions() });
+}
+
+/** The signed-in owner's profile, with its second factor (`mfa`) and linked identity providers (`identities`). */
+export function useMe() {
+  return useQuery({ queryKey: keys.me, queryFn: () => client.auth.me() });
 }
 
 /** The signed-in owner's own API keys (never the keys themselves). */

@@ -34,6 +34,11 @@ export function hrefOf(to: string): string {
   return BASE + to;
 }
 
+/** A console path as a whole address, for a server that sends the browser back here (a provider's `redirectTo`). */
+export function absoluteHref(to: string): string {
+  return new URL(hrefOf(to), window.location.href).href;
+}
+
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (options.replace) window.history.replaceState(null, '', hrefOf(to));
   else window.history.pushState(null, '', hrefOf(to));

@@ -10,6 +10,8 @@ import { useAuthSettings } from '../queries';
 import { Link } from '../router';
 import { emailProblem } from './emailRules';
 import { newPasswordProblem } from './passwordRules';
+import { ProviderButtons } from './ProviderButtons';
+import { SecondFactorForm } from './SecondFactorForm';
 import { createOwner, signIn } from './session';
 
 /** The same rules the server applies, so the common mistakes are caught before a round trip. */
@@ -25,9 +27,15 @@ function checkCredentials(email: string, password: string, creating: boolean): F
   return errors;
 }
 
-/** Sign-in, or on a project without an owner yet, the creation of the owner account. */
-export function SignIn({ notice }: { notice?: string | undefined }) {
+/**
+ * Sign-in (the password, or an identity provider, then the second factor when the account has it on), or on a project
+ * without an owner yet, the creation of the owner account. `mfaToken`: a provider's sign-in came back needing the
+ * second step.
+ */
+export function SignIn({ notice, mfaToken }: { notice?: string | undefined; mfaToken?: string | undefined }) {
   const settings = useAuthSettings();
+  // The sign-in waiting for its second step: the password (or the provider) was right, nothing is stored yet.
+  const [pendingStep, setPendingStep] = useState<string | null>(mfaToken ?? null);
   return (
     <div className="auth-page">
       <div className="auth-card">
@@ -35,19 +43,25 @@ export function SignIn({ notice }: { notice?: string | undefined }) {
           <span className="brand-mark" aria-hidden="true" />
           Basalt console
         </h1>
-        {settings.isPending ? (
+        {pendingStep ? (
+          <SecondFactorForm mfaToken={pendingStep} onBack={() => setPendingStep(null)} />
+        ) : settings.isPending ? (
           <Loading label="Connecting to the API…" />
         ) : settings.isError ? (
           <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />
         ) : (
-          <CredentialsForm
-            // A fresh form when the project gains its owner, so half-typed "create" input does not carry over.
-            key={settings.data.hasOwner ? 'sign-in' : 'create-owner'}
-            creating={!settings.data.hasOwner}
-            signupEnabled={settings.data.signupEnabled}
-            notice={notice}
-            onOwnerTaken={() => void settings.refetch()}
-          />
+          <>
+            <CredentialsForm
+              // A fresh form when the project gains its owner, so half-typed "create" input does not carry over.
+              key={settings.data.hasOwner ? 'sign-in' : 'create-owner'}
+              creating={!settings.data.hasOwner}
+              signupEnabled={settings.data.signupEnabled}
+              notice={notice}
+              onOwnerTaken={() => void settings.refetch()}
+              onSecondStep={setPendingStep}
+            />
+            {settings.data.hasOwner && <ProviderButtons providers={settings.data.providers} />}
+          </>
         )}
         <p className="auth-footer muted">API: {API_URL}</p>
       </div>
@@ -60,14 +74,22 @@ interface CredentialsFormProps {
   signupEnabled: boolean;
   notice: string | undefined;
   onOwnerTaken: () => void;
+  /** The account has a second factor on: its step's token. */
+  onSecondStep: (mfaToken: string) => void;
 }
 
-function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken }: CredentialsFormProps) {
+function CredentialsForm({ creating, signupEnabled, notice, onOwnerTaken, onSecondStep }: CredentialsFormProps) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [checked, setChecked] = useState<FieldErrors>({});
   const submit = useMutation({
-    mutationFn: () => (creating ? createOwner({ email: email.trim(), password }) : signIn({ email: email.trim(), password })),
+    mutationFn: async () => {
+      if (creating) await createOwner({ email: email.trim(), password });
+      else {
+        const step = await signIn({ email: email.trim(), password });
+        if (step) onSecondStep(step.mfaToken);
+      }
+    },
     onSettled: () => {
       // The owner may now exist (created here, or by someone faster): the form switches to sign-in.
       if (creating) onOwnerTaken();

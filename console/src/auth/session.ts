@@ -1,7 +1,9 @@
 import { useSyncExternalStore } from 'react';
-import { isMfaPending, isNetworkError, type AuthUser, type Credentials } from '@basalt/client';
+import { isApiError, isMfaPending, isNetworkError, type AuthUser, type Credentials, type MfaPending, type MfaProof, type Session } from '@basalt/client';
 import { client } from '../api';
 import { describeError } from '../errors';
+import { absoluteHref, hrefOf } from '../router';
+import { CODE_SPENT, forgetProviderReturn, isSpentCode, providerErrorText, providerLanding } from './providerReturn';
 
 /**
  * Who is using the console. Kept outside React (an external store) because it changes from places that are not
@@ -10,7 +12,8 @@ import { describeError } from '../errors';
 export type AuthState =
   | { status: 'checking' }
   | { status: 'unreachable'; message: string }
-  | { status: 'signed-out'; notice?: string }
+  // `mfaToken`: a provider's sign-in came back needing the second factor, which the sign-in card asks for.
+  | { status: 'signed-out'; notice?: string; mfaToken?: string }
   | { status: 'signed-in'; user: AuthUser };
 
 export const MEMBER_REFUSED = 'Only the project owner can use the console. You have been signed out.';
@@ -51,28 +54,83 @@ async function refuseMember(): Promise<void> {
   setState({ status: 'signed-out', notice: MEMBER_REFUSED });
 }
 
-/** Reads the stored session at start-up (refreshing it if due). */
+/** The owner is in; a member is refused and signed out again. */
+async function adopt(session: Session): Promise<void> {
+  if (session.user.role !== 'owner') await refuseMember();
+  else setState({ status: 'signed-in', user: session.user });
+}
+
+/**
+ * Spends the one-time code a provider's sign-in handed back (`?code=`). Done: the state is set (signed in, the second
+ * step, or unreachable with the code kept for "Try again"); otherwise why it failed, and the stored session decides.
+ */
+async function exchangeProviderCode(code: string): Promise<{ done: true } | { done: false; notice: string }> {
+  let result: Session | MfaPending;
+  try {
+    result = await client.auth.exchangeCode(code);
+  } catch (error) {
+    if (isNetworkError(error)) {
+      setState({ status: 'unreachable', message: describeError(error) });
+      return { done: true };
+    }
+    // Any answer of the server has spent or refused the code: a reload must not offer it again. The client refuses
+    // before asking when this browser keeps no PKCE verifier (the sign-in began in another browser): the same remedy.
+    forgetProviderReturn();
+    return { done: false, notice: isSpentCode(error) || !isApiError(error) ? CODE_SPENT : describeError(error) };
+  }
+  forgetProviderReturn();
+  if (isMfaPending(result)) setState({ status: 'signed-out', mfaToken: result.mfaToken });
+  else await adopt(result);
+  return { done: true };
+}
+
+/**
+ * Reads the stored session at start-up (refreshing it if due), after finishing a provider's sign-in when the address
+ * carries its answer (`?code=`, or `?error=` outside the Account screen, which reads its own link's answers).
+ */
 export async function restoreSession(): Promise<void> {
   setState({ status: 'checking' });
+  const landing = providerLanding(window.location.href, hrefOf('account'));
+  let notice: string | undefined;
+  if (landing?.purpose === 'sign-in' && 'code' in landing) {
+    const exchanged = await exchangeProviderCode(landing.code);
+    if (exchanged.done) return;
+    notice = exchanged.notice;
+  } else if (landing?.purpose === 'sign-in' && 'error' in landing) {
+    forgetProviderReturn();
+    notice = providerErrorText(landing.error, 'sign-in');
+  }
   try {
     const session = await client.auth.getSession();
-    if (!session) setState({ status: 'signed-out' });
-    else if (session.user.role !== 'owner') await refuseMember();
-    else setState({ status: 'signed-in', user: session.user });
+    if (!session) setState({ status: 'signed-out', notice });
+    else await adopt(session);
   } catch (error) {
     // A refused refresh has already signed the client out; only a missing network leaves the session in doubt.
     if (isNetworkError(error)) setState({ status: 'unreachable', message: describeError(error) });
-    else setState({ status: 'signed-out', notice: SESSION_EXPIRED });
+    else setState({ status: 'signed-out', notice: notice ?? SESSION_EXPIRED });
   }
 }
 
-/** Signs in; a member is refused and signed out again. Errors (wrong password, unreachable) are the caller's to show. */
-export async function signIn(credentials: Credentials): Promise<void> {
-  const session = await client.auth.signIn(credentials);
-  // The console's step for the second factor comes with the rest of issue 27; nothing was stored.
-  if (isMfaPending(session)) throw new Error('This account has a second factor on, and the console cannot ask for its code yet.');
-  if (session.user.role !== 'owner') await refuseMember();
-  else setState({ status: 'signed-in', user: session.user });
+/**
+ * Signs in with the password: the owner is in, a member is refused and signed out again. An account with a second
+ * factor on answers its step (nothing stored yet) for `answerSecondFactor`. Errors (wrong password, unreachable) are
+ * the caller's to show.
+ */
+export async function signIn(credentials: Credentials): Promise<MfaPending | null> {
+  const result = await client.auth.signIn(credentials);
+  if (isMfaPending(result)) return result;
+  await adopt(result);
+  return null;
+}
+
+/** The sign-in's second step: the authenticator app's code or a recovery code; a wrong one is 400 naming its field. */
+export async function answerSecondFactor(mfaToken: string, proof: MfaProof): Promise<void> {
+  await adopt(await client.auth.mfa.challenge(mfaToken, proof));
+}
+
+/** Leaves for the provider's sign-in page; the browser comes back to the console with `?code=` or `?error=`. */
+export async function signInWithProvider(provider: string): Promise<void> {
+  await client.auth.signInWithProvider(provider, { redirectTo: absoluteHref('') });
 }
 
 /** Creates the project's first account, which the server makes its owner. */

@@ -8,12 +8,18 @@ import { ListState } from '../../components/ListState';
 import { Empty } from '../../components/States';
 import { describeError } from '../../errors';
 import { keys, useSessions } from '../../queries';
+import { IdentitiesSection } from './IdentitiesSection';
 import { PasswordForm } from './PasswordForm';
+import { TwoStepSection } from './TwoStepSection';
+import './account.css';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const COLUMNS: readonly HeadColumn[] = [{ label: 'Device' }, { label: 'Signed in' }, { label: 'Last used' }, ACTIONS_COLUMN];
 
-/** The owner's own account: where they are signed in (one session per device), and their password. */
+/**
+ * The owner's own account: where they are signed in (one session per device), two-step sign-in, the identity
+ * providers linked to it, and the password.
+ */
 export function AccountScreen() {
   const queryClient = useQueryClient();
   const sessions = useSessions();
@@ -67,6 +73,8 @@ export function AccountScreen() {
           )}
         </ListState>
       </section>
+      <TwoStepSection />
+      <IdentitiesSection />
       <PasswordForm onChanged={() => void queryClient.invalidateQueries({ queryKey: keys.sessions })} />
       <ConfirmDialog
         open={ending !== null}

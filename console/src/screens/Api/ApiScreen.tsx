@@ -6,6 +6,7 @@ import { ErrorState } from '../../components/States';
 import { useAdminSettings, useTables } from '../../queries';
 import { clientSnippet, curlSnippet, exampleBody } from './snippets';
 import { EmailPanel } from './EmailPanel';
+import { ProvidersPanel } from './ProvidersPanel';
 import { TypesPanel } from './TypesPanel';
 import './api.css';
 
@@ -50,6 +51,7 @@ export function ApiScreen() {
         </dl>
       </section>
       <EmailPanel />
+      <ProvidersPanel />
       <Snippets anonKey={settings.data?.anonKey ?? '<anon key>'} />
       <TypesPanel />
     </section>

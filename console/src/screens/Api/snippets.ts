@@ -1,6 +1,6 @@
 import { MANAGED_COLUMNS, type ColumnType, type TableInfo } from '@basalt/contract';
 
-/** Copy-paste examples for one table, with this project's URL and anon key filled in. */
+/** Copy-paste examples with this project's URL and anon key filled in: for one table, and a provider's config.json. */
 
 const EXAMPLE_VALUES: Record<ColumnType, unknown> = {
   text: 'text',
@@ -59,3 +59,13 @@ export function clientSnippet(apiUrl: string, anonKey: string, table: string, bo
     `const created = await basalt.from(${name}).create(${JSON.stringify(body)});`,
   ].join('\n');
 }
+
+/** What config.json needs for a first provider: a preset's client id, and the name of the variable holding its secret. */
+export const PROVIDER_CONFIG_EXAMPLE = `"auth": {
+  "providers": {
+    "google": { "clientId": "...", "clientSecretEnv": "GOOGLE_CLIENT_SECRET" }
+  }
+}`;
+
+/** The redirect URI a provider's app registration must list: the server's callback for that provider. */
+export const callbackUrl = (api: string, provider: string) => `${api}/auth/oauth/${encodeURIComponent(provider)}/callback`;

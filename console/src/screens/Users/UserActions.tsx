@@ -12,9 +12,26 @@ import { canResend } from './verification';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-type Confirming = { action: 'signout' | 'delete'; user: Profile } | null;
+type Action = 'signout' | 'delete' | 'remove-mfa';
+type Confirming = { action: Action; user: Profile } | null;
 
-/** What the owner can do for an account: mail it again, sign it out everywhere, make a reset link, delete it. */
+const CONFIRM_TITLE: Record<Action, (email: string) => string> = {
+  signout: (email) => `Sign out ${email} everywhere?`,
+  delete: (email) => `Delete ${email}?`,
+  'remove-mfa': (email) => `Remove the second factor of ${email}?`,
+};
+const CONFIRM_LABEL: Record<Action, string> = { signout: 'Sign out everywhere', delete: 'Delete account', 'remove-mfa': 'Remove second factor' };
+const CONFIRM_TEXT: Record<Action, string> = {
+  signout: 'Every session ends and every API key of this account is revoked. They can sign in again with their password.',
+  delete: 'The account, its sessions and API keys, and its rows in tables whose owner column cascades are deleted. This cannot be undone.',
+  'remove-mfa':
+    'Two-step sign-in is turned off for this account and its recovery codes stop working: they will sign in with the password alone until they turn it on again.',
+};
+
+/**
+ * What the owner can do for an account: mail it again, sign it out everywhere, make a reset link, remove its second
+ * factor (for a member who lost the app and the recovery codes), delete it.
+ */
 export function useUserActions() {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState<Confirming>(null);
@@ -22,11 +39,12 @@ export function useUserActions() {
   const act = useMutation({
     mutationFn: async (target: NonNullable<Confirming>) => {
       if (target.action === 'delete') await client.admin.users.delete(target.user.id);
+      else if (target.action === 'remove-mfa') await client.admin.users.removeMfa(target.user.id);
       else await client.admin.users.signOut(target.user.id);
     },
     onSuccess: (_result, target) => {
       setConfirming(null);
-      if (target.action === 'delete') void queryClient.invalidateQueries({ queryKey: keys.allUsers });
+      if (target.action !== 'signout') void queryClient.invalidateQueries({ queryKey: keys.allUsers });
     },
   });
   const makeLink = useMutation({
@@ -68,6 +86,14 @@ export function useUserActions() {
           }}>
           Sign out<span className="visually-hidden"> {user.email} everywhere</span>
         </button>
+        {user.mfa && (
+          <button type="button" className="button button-small" onClick={() => {
+              act.reset();
+              setConfirming({ action: 'remove-mfa', user });
+            }}>
+            Remove second factor<span className="visually-hidden"> of {user.email}</span>
+          </button>
+        )}
         <button type="button" className="button button-small button-danger-quiet" onClick={() => {
             act.reset();
             setConfirming({ action: 'delete', user });
@@ -111,18 +137,14 @@ export function useUserActions() {
       )}
       <ConfirmDialog
         open={confirming !== null}
-        title={confirming?.action === 'delete' ? `Delete ${confirming.user.email}?` : `Sign out ${confirming?.user.email ?? ''} everywhere?`}
-        confirmLabel={confirming?.action === 'delete' ? 'Delete account' : 'Sign out everywhere'}
+        title={confirming ? CONFIRM_TITLE[confirming.action](confirming.user.email) : ''}
+        confirmLabel={confirming ? CONFIRM_LABEL[confirming.action] : ''}
         busy={act.isPending}
         error={act.isError ? describeError(act.error) : undefined}
         onCancel={() => setConfirming(null)}
         onConfirm={() => confirming && act.mutate(confirming)}
       >
-        {confirming?.action === 'delete' ? (
-          <p>The account, its sessions and API keys, and its rows in tables whose owner column cascades are deleted. This cannot be undone.</p>
-        ) : (
-          <p>Every session ends and every API key of this account is revoked. They can sign in again with their password.</p>
-        )}
+        <p>{confirming && CONFIRM_TEXT[confirming.action]}</p>
       </ConfirmDialog>
     </>
   );

@@ -7,6 +7,7 @@ import { Empty } from '../../components/States';
 import { useUsers } from '../../queries';
 import { InviteForm } from './InviteForm';
 import { useUserActions } from './UserActions';
+import { SignInMethods } from './SignInMethods';
 import { verificationOf } from './verification';
 
 const PAGE_SIZE = 50;
@@ -15,6 +16,7 @@ const COLUMNS: readonly HeadColumn[] = [
   { label: 'Email' },
   { label: 'Role' },
   { label: 'Email verified', key: 'verified' },
+  { label: 'Sign-in' },
   { label: 'Created' },
   { label: 'Id' },
   ACTIONS_COLUMN,
@@ -75,6 +77,9 @@ export function UsersScreen() {
                         </td>
                         <td>
                           <span className={`badge badge-${verification === 'verified' ? 'verified' : 'unverified'}`}>{verification}</span>
+                        </td>
+                        <td>
+                          <SignInMethods user={user} />
                         </td>
                         <td>
                           <time dateTime={user.createdAt} title={user.createdAt}>
