@@ -112,7 +112,8 @@ export class AbuseLimiter {
         await this.hit(counters.filter((counter) => !reserved.has(this.keyOf(counter))));
       },
       succeeded: async (cleared: Counter) => {
-        await this.clear(cleared);
+        // A counter reserve did not find is absent or past its window (a later hit starts it afresh): nothing to clear.
+        if (reserved.has(this.keyOf(cleared))) await this.clear(cleared);
         const giveBack = counters.filter((counter) => counter !== cleared && reserved.has(this.keyOf(counter)));
         if (giveBack.length > 0) {
           await this.knex.raw(
