@@ -112,7 +112,7 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(document.paths).filter((path) => path === '/auth/confirm' || path.startsWith('/console'))).toEqual([]);
 
     const { schemas } = document.components;
-    expect(schemas.Profile!.required).toEqual(['id', 'email', 'role', 'createdAt', 'verified', 'hasPassword', 'locale', 'mfa']);
+    expect(schemas.Profile!.required).toEqual(['id', 'email', 'role', 'createdAt', 'verified', 'hasPassword', 'locale', 'mfa', 'identities']);
     expect(schemas.AdminUser!.required).toEqual(expect.arrayContaining(['verified', 'hasPassword', 'locale', 'identities', 'mfa']));
     const users = document.paths['/admin/users']!.get as unknown as { responses: Record<string, { content: Record<string, { schema: { properties: { data: { items: unknown } } } }> }> };
     expect(users.responses['200']!.content['application/json']!.schema.properties.data.items).toEqual({ $ref: '#/components/schemas/AdminUser' });

@@ -103,6 +103,6 @@ export function authRoutes(deps: AuthDeps, options: { bodyLimitBytes: number; si
   router.use(keyRoutes(deps.keys, body, signedIn, steppedUp));
   router.use(emailRoutes(deps.email, body, steppedUp));
   router.use(mfaRoutes(deps.mfa, body, signedIn));
-  router.use(providerRoutes(deps.providers, body, signedIn, options.bodyLimitBytes));
+  router.use(providerRoutes(deps.providers, body, steppedUp, options.bodyLimitBytes));
   return router;
 }

@@ -5,6 +5,7 @@ import { adminPaths, operationPaths } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
 import { EMAIL_SCHEMAS, ownerEmailPaths, publicEmailPaths, userEmailPaths } from './email.js';
 import { MFA_SCHEMAS, ownerMfaPaths, publicMfaPaths, userMfaPaths } from './mfa.js';
+import { PROVIDER_SCHEMAS, publicProviderPaths, userProviderPaths } from './providers.js';
 import { tablePaths, tableSchemas, type TableAccess } from './records.js';
 import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS as ACCOUNT_SCHEMAS, str, type Operation, type Schema } from './schema.js';
 import { filterParameterComponents, type Readable } from './tables.js';
@@ -31,8 +32,8 @@ function accessOf(table: TableSchema, caller: Caller): TableAccess {
   return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
 
-/** The schemas a document may refer to: the account, table and value ones, email's and the second factor's. */
-const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS };
+/** The schemas a document may refer to: the account, table and value ones, email's, the second factor's, the providers'. */
+const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS, ...PROVIDER_SCHEMAS };
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */
 function referencedSchemas(value: unknown, found: Set<string>): Set<string> {
@@ -69,8 +70,14 @@ function severalTablesStream(): Record<string, Operation> {
 export function buildDocument(tables: TableSchema[], caller: Caller, options: DocumentOptions): Record<string, unknown> {
   const signedIn = caller.kind === 'user' && !caller.key;
   const owner = signedIn && isOwner(caller);
-  const paths: Record<string, Record<string, Operation>> = { ...operationPaths({ metrics: owner && options.metrics }), ...publicAuthPaths(), ...publicEmailPaths(), ...publicMfaPaths() };
-  if (signedIn) Object.assign(paths, userAuthPaths(), userEmailPaths(), userMfaPaths());
+  const paths: Record<string, Record<string, Operation>> = {
+    ...operationPaths({ metrics: owner && options.metrics }),
+    ...publicAuthPaths(),
+    ...publicEmailPaths(),
+    ...publicMfaPaths(),
+    ...publicProviderPaths(),
+  };
+  if (signedIn) Object.assign(paths, userAuthPaths(), userEmailPaths(), userMfaPaths(), userProviderPaths());
 
   const readers: Readable = { tables, readable: (table) => accessOf(table, caller).read };
   const tableComponents: Record<string, Schema> = {};

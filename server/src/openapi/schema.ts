@@ -47,14 +47,15 @@ export const envelope = (data: Schema, more: Record<string, Schema> = {}, requir
 
 /** The text of the error statuses every document uses, by status. */
 const ERROR_TEXTS: Record<number, string> = {
-  400: 'The request is not valid: `details` names the parameter or field',
+  400: 'The request is not valid: `details` names the parameter or field. `EMAIL_REQUIRED` where an identity provider shared no email address and a new account needs one',
   401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
   403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`), `MFA_REQUIRED` where the account has a second factor on and this session has not proven it (`aal` 1)',
-  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`); on the second factor\'s routes, no factor is on',
-  409: 'A conflict: a unique value taken, or a reference that still points at the row',
+  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`); on the second factor\'s routes, no factor is on; on /auth/oauth and /auth/identities, no identity provider of that name is configured (or linked, for an unlink)',
+  409: 'A conflict: a unique value taken, or a reference that still points at the row. `ACCOUNT_EXISTS` (`details.provider`) where an identity provider\'s first sign-in matched an account it may not link to by itself: sign in another way, then link',
   413: 'The request body is larger than the limit',
   429: 'Too many attempts: retry after `Retry-After` seconds',
-  503: 'The database is unavailable, or the process is shutting down: retry',
+  502: '`PROVIDER_ERROR`: the identity provider failed Basalt\'s request (its signing keys could not be fetched): retry shortly',
+  503: 'The database is unavailable, an identity provider\'s discovery has not succeeded yet, or the process is shutting down: retry',
   504: 'The statement ran past STATEMENT_TIMEOUT',
 };
 export const ERROR_STATUSES = Object.keys(ERROR_TEXTS).map(Number);
@@ -98,9 +99,14 @@ const profile = {
   hasPassword: { ...bool, description: 'false for an account made by an emailed sign-in code, or an invite not yet accepted' },
   locale: nullable(str({ description: 'BCP 47, from sign-up or a sending endpoint' })),
   mfa: { ...bool, description: 'A second factor (TOTP) is on' },
+  identities: { type: 'array', items: ref('Identity'), description: 'Identity providers linked to the account, oldest first' },
 };
-/** `providers` of the settings: identity providers (issue 27), an empty list until then. */
-export const providersSchema: Schema = { type: 'array', items: object({ name: str(), displayName: str() }) };
+/** `providers` of the settings: the identity providers configured (`auth.providers`), in their order there. */
+export const providersSchema: Schema = {
+  type: 'array',
+  items: object({ name: str({ description: 'The provider\'s name in the routes (`/auth/oauth/{provider}`)' }), displayName: str({ description: 'What a sign-in button shows' }) }),
+  description: 'The identity providers configured (`auth.providers`): sign in with GET /auth/oauth/{provider}',
+};
 const keyInfo = { id: str(), name: str(), access: str({ enum: [...API_KEY_ACCESS] }), createdAt: dateTime, expiresAt: nullable(dateTime) };
 
 const columnDefinition = object(
@@ -180,9 +186,11 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   Credentials: object({ email, password, locale: localeSchema('the language of the account\'s mails (sign-up; sign-in ignores it)') }, ['email', 'password']),
   AuthUser: authUser,
   Profile: object(profile),
-  AdminUser: object({
-    ...profile,
-    identities: { type: 'array', items: object({ provider: str(), email: nullable(str()), createdAt: dateTime }), description: 'Identity providers linked to the account (issue 27): empty until then' },
+  AdminUser: object(profile, Object.keys(profile), { description: 'An account as the owner sees it: its profile' }),
+  Identity: object({
+    provider: str({ description: 'The provider\'s name' }),
+    email: nullable(str({ description: 'The address the provider gave when it was linked' })),
+    createdAt: { ...dateTime, description: 'When it was linked' },
   }),
   AuthResult: object({ ...tokenPair, user: authUser }),
   SignUpResult: {

@@ -119,6 +119,9 @@ describe('step-up and removal', () => {
       ['post', '/auth/email', { newEmail: uniqueEmail('n'), password: PASSWORD }],
       ['delete', '/auth/mfa/totp', undefined],
       ['post', '/auth/mfa/recovery-codes', undefined],
+      // A new way in (a provider identity) and removing one: the provider need not exist, the step-up comes first.
+      ['post', '/auth/identities/test', { redirectTo: 'http://app.example.test/', codeChallenge: 'x'.repeat(43) }],
+      ['delete', '/auth/identities/test', undefined],
     ] as const) {
       const response = await h.request()[method](path).set(bearer(oldToken)).send(body);
       expect(response.status, path).toBe(403);

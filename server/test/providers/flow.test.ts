@@ -42,7 +42,9 @@ describe('sign-in by redirect', () => {
     const { codeChallenge } = pkcePair();
     const response = await setup.h.request().get('/auth/oauth/test').query({ redirectTo: 'http://evil.example.test/x', codeChallenge });
     expect(response.status).toBe(400);
-    expect(errorOf(response).details).toEqual({ field: 'redirectTo' });
+    expect(errorOf(response).details).toEqual({ parameter: 'redirectTo' });
+    const nul = await setup.h.request().get('/auth/oauth/test').query({ redirectTo: `${APP}\u0000`, codeChallenge });
+    expect(errorOf(nul).details).toEqual({ parameter: 'redirectTo' });
     const missing = await setup.h.request().get('/auth/oauth/test').query({ redirectTo: APP });
     expect(errorOf(missing).details).toEqual({ parameter: 'codeChallenge' });
     expect((await setup.h.request().get('/auth/oauth/nope').query({ redirectTo: APP, codeChallenge })).status).toBe(404);
@@ -52,7 +54,7 @@ describe('sign-in by redirect', () => {
     setup.op.accounts.set('bob', { sub: 'bob-sub', email: uniqueEmail('bob'), email_verified: true });
     const forged = await setup.h.request().get('/auth/oauth/test/callback').query({ code: 'x', state: 'not-ours' });
     expect(forged.status).toBe(400);
-    expect(errorOf(forged).details).toEqual({ field: 'state' });
+    expect(errorOf(forged).details).toEqual({ parameter: 'state' });
     // Stop at Basalt's callback, then play it twice.
     const { codeChallenge } = pkcePair();
     setup.op.autoLogin = 'bob';

@@ -84,3 +84,16 @@ describe('native id tokens', () => {
     expect(response.status).toBe(200);
   });
 });
+
+describe('a provider whose keys cannot be fetched', () => {
+  it('answers 502 PROVIDER_ERROR, not a 400 blaming the app’s token', async () => {
+    const token = await setup.op.sign(claims({ nonce: 'keys-down' }));
+    const provider = setup.h.services.providers.registry.get('test');
+    const saved = provider.metadata.jwks_uri;
+    // Another provider object of the same config, its keys at an address where nothing listens.
+    const broken = { ...provider, metadata: { ...provider.metadata, jwks_uri: 'http://127.0.0.1:1/jwks' } };
+    const { verifyNativeIdToken } = await import('../../src/auth/providers/claims.js');
+    await expect(verifyNativeIdToken(broken, token, 'keys-down')).rejects.toMatchObject({ code: 'PROVIDER_ERROR' });
+    expect(provider.metadata.jwks_uri).toBe(saved);
+  });
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
-import { invalidField } from '../../errors.js';
+import { ApiError, invalidField } from '../../errors.js';
 import type { ReadyProvider } from './registry.js';
 import type { ProviderConfig } from './settings.js';
 
@@ -68,6 +68,11 @@ export async function verifyNativeIdToken(provider: ReadyProvider, idToken: stri
     });
     claims = verified.payload;
   } catch (error) {
+    const code = (error as { code?: string }).code;
+    // The provider's keys could not be had (unreachable, slow, not a key set): its failure, not the app's token.
+    if (code === undefined || code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JWKS_INVALID') {
+      throw new ApiError('PROVIDER_ERROR', 'The identity provider\'s signing keys could not be fetched: try again shortly');
+    }
     throw invalidIdToken(reasonOf(error));
   }
   const hashed = createHash('sha256').update(nonce).digest('hex');

@@ -1,13 +1,13 @@
 import * as oidc from 'openid-client';
 import type { Knex } from 'knex';
 import { AUTH_CODE_TTL_SECONDS } from '@basalt/contract';
-import { ApiError, invalidField } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { newToken, Sealer, tokenDigest } from '../sealed.js';
 import { allowedRedirect, type RedirectRule } from '../email/redirects.js';
 import { identityOf } from './claims.js';
 import type { Identities } from './identities.js';
 import type { ProviderRegistry, ReadyProvider } from './registry.js';
-import type { StartInput } from './validation.js';
+import { refusal, type StartInput } from './validation.js';
 
 /**
  * The redirect flow (API.md, "Sign-in with identity providers"): `GET /auth/oauth/<name>` sends the browser to the
@@ -47,17 +47,17 @@ export class RedirectFlow {
   }
 
   /** `redirectTo` as allowed: `auth.redirectUrls`, or a page of Basalt's own console. */
-  allowedTarget(redirectTo: string, field: 'redirectTo'): string {
+  allowedTarget(redirectTo: string, where: 'parameter' | 'field'): string {
     const rules: RedirectRule[] = [...this.site.redirectRules(), { kind: 'prefix', origin: new URL(this.site.publicUrl()).origin, path: `${new URL(this.site.publicUrl()).pathname.replace(/\/$/, '')}/console/` }];
     const allowed = allowedRedirect(rules, redirectTo);
-    if (allowed === null) throw invalidField(field, 'redirectTo is not allowed: it must match an entry of auth.redirectUrls (or be a page of the console)');
+    if (allowed === null) throw refusal(where, 'redirectTo', 'redirectTo is not allowed: it must match an entry of auth.redirectUrls (or be a page of the console)');
     return allowed;
   }
 
   /** The provider's authorization URL for a sign-in, or a link of `linkUserId`. */
-  async start(name: string, input: StartInput, linkUserId: string | null): Promise<string> {
+  async start(name: string, input: StartInput, linkUserId: string | null, where: 'parameter' | 'field'): Promise<string> {
     const provider = this.registry.get(name);
-    const redirectTo = this.allowedTarget(input.redirectTo, 'redirectTo');
+    const redirectTo = this.allowedTarget(input.redirectTo, where);
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -79,7 +79,7 @@ export class RedirectFlow {
   }
 
   /** The callback: where the browser goes next. */
-  async callback(name: string, parameters: URLSearchParams): Promise<string> {
+  async callback(name: string, parameters: URLSearchParams, where: 'parameter' | 'field'): Promise<string> {
     const provider = this.registry.get(name);
     const state = parameters.get('state');
     const used = state
@@ -89,7 +89,7 @@ export class RedirectFlow {
         )
       : { rows: [] };
     const row = used.rows[0];
-    if (!state || !row) throw invalidField('state', 'The sign-in is unknown, was already finished or has expired (10 minutes): start it again from the app');
+    if (!state || !row) throw refusal(where, 'state', 'The sign-in is unknown, was already finished or has expired (10 minutes): start it again from the app');
     const back = (key: string, value: string) => {
       const target = new URL(row.redirect_to);
       target.searchParams.set(key, value);

@@ -10,7 +10,8 @@ import { callbackParameters, parseLinkBody, parseNativeBody, parseStartQuery } f
  * `/auth/oauth/<name>/token` (native apps), and `/auth/identities/<name>` (link and unlink while signed in). The
  * public ones ignore credential headers; `POST /auth/oauth/exchange` (auth/email) trades the one-time code.
  */
-export function providerRoutes(providers: ProvidersService, body: RequestHandler, signedIn: RequestHandler[], bodyLimitBytes: number): Router {
+/** `steppedUp`: signed in, and with a factor on proven in this session (a new way in is what lets a thief stay). */
+export function providerRoutes(providers: ProvidersService, body: RequestHandler, steppedUp: RequestHandler[], bodyLimitBytes: number): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: bodyLimitBytes, parameterLimit: 32 });
   const name = (value: unknown) => String(value);
@@ -19,12 +20,13 @@ export function providerRoutes(providers: ProvidersService, body: RequestHandler
     const input = parseStartQuery(req.query as Record<string, unknown>);
     providers.registry.get(name(req.params.provider));
     await providers.count(originOf(req));
-    res.redirect(302, await providers.flow.start(name(req.params.provider), input, null));
+    res.redirect(302, await providers.flow.start(name(req.params.provider), input, null, 'parameter'));
   });
 
   const callback: RequestHandler = async (req, res) => {
-    const parameters = callbackParameters(req.method === 'POST' ? req.body : req.query);
-    res.redirect(302, await providers.flow.callback(name(req.params.provider), parameters));
+    const where = req.method === 'POST' ? 'field' : 'parameter';
+    const parameters = callbackParameters(req.method === 'POST' ? req.body : req.query, where);
+    res.redirect(302, await providers.flow.callback(name(req.params.provider), parameters, where));
   };
   router.get('/oauth/:provider/callback', callback);
   router.post('/oauth/:provider/callback', form, callback);
@@ -33,16 +35,16 @@ export function providerRoutes(providers: ProvidersService, body: RequestHandler
     sendJson(res, 200, { data: await providers.native(name(req.params.provider), parseNativeBody(req.body), originOf(req)) });
   });
 
-  router.post('/identities/:provider', ...signedIn, body, async (req, res) => {
+  router.post('/identities/:provider', ...steppedUp, body, async (req, res) => {
     const input = parseLinkBody(req.body);
     const provider = name(req.params.provider);
     providers.registry.get(provider);
     await providers.identities.assertUnlinked(userOf(req).id, provider);
     await providers.count(originOf(req));
-    sendJson(res, 200, { data: { url: await providers.flow.start(provider, input, userOf(req).id) } });
+    sendJson(res, 200, { data: { url: await providers.flow.start(provider, input, userOf(req).id, 'field') } });
   });
 
-  router.delete('/identities/:provider', ...signedIn, async (req, res) => {
+  router.delete('/identities/:provider', ...steppedUp, async (req, res) => {
     await providers.unlink(userOf(req).id, name(req.params.provider));
     sendJson(res, 200, { data: { unlinked: true } });
   });

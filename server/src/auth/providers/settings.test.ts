@@ -37,6 +37,7 @@ describe('auth.providers', () => {
     [{ 'Bad Name': { issuer: 'https://id.example.com', clientId: 'c' } }, /not a provider name/],
     [{ company: 'https://id.example.com' }, /must be an object/],
     [[], /must be an object of providers/],
+    [{ exchange: { issuer: 'https://id.example.com', clientId: 'c' } }, /taken by POST \/auth\/oauth\/exchange/],
   ])('stops start-up on %j', (value, message) => {
     expect(() => parse(value)).toThrow(message);
   });

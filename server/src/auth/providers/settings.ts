@@ -70,6 +70,7 @@ function issuerUrl(value: string, where: string): string {
 function parseOne(name: string, value: unknown, env: NodeJS.ProcessEnv, configPath: string): ProviderConfig {
   const where = `${configPath}: auth.providers.${name}`;
   if (!NAME.test(name)) throw new ConfigError(`${configPath}: auth.providers: "${name}" is not a provider name (a-z, 0-9, _ and -, starting with a letter, at most 32)`);
+  if (name === 'exchange') throw new ConfigError(`${configPath}: auth.providers: "exchange" is taken by POST /auth/oauth/exchange: choose another name`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${where} must be an object`);
   const entry = value as Record<string, unknown>;
   const preset = (Object.hasOwn(PRESETS, name) ? name : null) as PresetName | null;

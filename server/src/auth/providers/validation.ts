@@ -5,6 +5,9 @@ import { parseBody } from '../validation.js';
 
 /** The query and bodies of the provider routes, checked before any database or provider work; a refusal names its field. */
 
+/** A refusal naming a query parameter or a body field. */
+export const refusal = (where: 'parameter' | 'field', name: string, message: string) => (where === 'parameter' ? invalidParameter(name, message) : invalidField(name, message));
+
 export const PKCE_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 const ID_TOKEN_MAX_LENGTH = 16_384;
 const NONCE_MAX_LENGTH = 512;
@@ -22,7 +25,7 @@ export function parseStartQuery(query: Record<string, unknown>): StartInput {
     if (key !== 'redirectTo' && key !== 'codeChallenge') throw invalidParameter(key, `${key} is not a parameter of this route (redirectTo, codeChallenge)`);
   }
   const { redirectTo, codeChallenge } = query;
-  if (typeof redirectTo !== 'string' || redirectTo === '' || redirectTo.length > REDIRECT_MAX_LENGTH) throw invalidParameter('redirectTo', `redirectTo ${REDIRECT_MESSAGE}`);
+  if (typeof redirectTo !== 'string' || redirectTo === '' || redirectTo.length > REDIRECT_MAX_LENGTH || redirectTo.includes('\u0000')) throw invalidParameter('redirectTo', `redirectTo ${REDIRECT_MESSAGE}`);
   if (typeof codeChallenge !== 'string' || !PKCE_PATTERN.test(codeChallenge)) throw invalidParameter('codeChallenge', `codeChallenge ${PKCE_MESSAGE}`);
   return { redirectTo, codeChallenge };
 }
@@ -49,11 +52,11 @@ export const parseNativeBody = (body: unknown): { idToken: string; nonce: string
   });
 
 /** The callback's parameters, from the query (GET) or a form body (POST, apple's form_post): text values only. */
-export function callbackParameters(source: unknown): URLSearchParams {
+export function callbackParameters(source: unknown, where: 'parameter' | 'field'): URLSearchParams {
   const parameters = new URLSearchParams();
   if (source === null || typeof source !== 'object') return parameters;
   for (const [key, value] of Object.entries(source)) {
-    if (typeof value !== 'string') throw invalidField(key, `${key} must be given once, as text`);
+    if (typeof value !== 'string') throw refusal(where, key, `${key} must be given once, as text`);
     parameters.set(key, value);
   }
   return parameters;
