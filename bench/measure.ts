@@ -21,20 +21,28 @@ export interface Bench {
   /** Problems found by the check requests, per "server scenario": they make that pair's runs invalid. */
   failedChecks: Map<string, string>;
   logLines: Record<string, number>;
+  /**
+   * A1M (bench/mfa.ts), when selected: its runs of one round on the Basalt servers, measured right after A1's (or at
+   * the end of the round's scenarios when A1 is not run), so its ratio to A1 pairs runs minutes apart at most.
+   */
+  secondStep?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
 }
 
-function loadOptions(bench: Bench, scenarios: Scenario[]): LoadOptions {
+export function loadOptions(bench: Bench, scenarios: Scenario[]): LoadOptions {
   // A scenario alone may ask for a longer run (sign-ins: see scenarios.ts); beside another it keeps the common length.
   const factor = scenarios.length === 1 ? (scenarios[0]!.durationFactor ?? 1) : 1;
   return { connections: bench.options.connections, durationS: Math.ceil(bench.options.durationS * factor), overallRate: bench.options.overallRate };
 }
 
 /** One stretch of load on one server, with the CPU its process tree and Postgres spent meanwhile. */
-interface Sample {
+export interface Sample {
   load: LoadResult;
   extra?: LoadResult;
   serverCpuMs: number;
   dbCpuMs: number | null;
+  /** What the load itself found wrong beyond statuses and errors (A1M: a pool that ran dry, a shape). */
+  problems?: string[];
+  flow?: RunRecord['flow'];
 }
 
 async function sample(bench: Bench, name: ServerName, label: string, scenarios: Scenario[], options: LoadOptions, settleFirst = true): Promise<Sample> {
@@ -43,6 +51,23 @@ async function sample(bench: Bench, name: ServerName, label: string, scenarios: 
 
 /** Loads at once on one server, each with its own requests and options: the first is the run, a second its `extra`. */
 async function sampleLoads(bench: Bench, name: ServerName, label: string, loads: Array<{ next: () => HttpRequest; options: LoadOptions }>, settleFirst = true): Promise<Sample> {
+  return sampleRun(
+    bench,
+    name,
+    label,
+    async (url) => {
+      const [load, extra] = await Promise.all(loads.map((load) => runLoad(url, load.next, load.options)));
+      return { load: load!, ...(extra ? { extra } : {}) };
+    },
+    settleFirst,
+  );
+}
+
+/** What a load run answers: its result (and a second load's), with what it found wrong and its own details. */
+export type LoadRun = Pick<Sample, 'load' | 'extra' | 'problems' | 'flow'>;
+
+/** One run of any load on one server (`run` is given the server's URL), with the CPU it cost and the log it wrote. */
+export async function sampleRun(bench: Bench, name: ServerName, label: string, run: (url: string) => Promise<LoadRun>, settleFirst = true): Promise<Sample> {
   const server = bench.servers[name];
   // Postgres too: a slow run's statements (a count of a million rows) go on after its load stops, and would weigh
   // on the next run, whichever server that is.
@@ -50,13 +75,13 @@ async function sampleLoads(bench: Bench, name: ServerName, label: string, loads:
   server.drainLog();
   const cpuBefore = treeCpuMs(server.pid);
   const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
-  const [load, extra] = await Promise.all(loads.map((load) => runLoad(server.url, load.next, load.options)));
+  const result = await run(server.url);
   const serverCpuMs = treeCpuMs(server.pid) - cpuBefore;
   const dbCpuMs = dbBefore === null ? null : treeCpuMs(bench.db.postmasterPid!) - dbBefore;
   const log = server.drainLog();
   bench.logLines[name] = (bench.logLines[name] ?? 0) + log.requestLines;
   for (const problem of log.problems) bench.problems.push(`log of ${name} during ${label}: ${problem}`);
-  return { load: load!, serverCpuMs, dbCpuMs, ...(extra ? { extra } : {}) };
+  return { ...result, serverCpuMs, dbCpuMs };
 }
 
 /** The latencies were only needed for the percentiles: a run keeps its numbers, not every response time. */
@@ -64,16 +89,28 @@ function withoutLatencies({ latencies: _latencies, ...numbers }: LoadResult): Lo
   return numbers;
 }
 
-function record(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[], run: Sample): RunRecord {
+export function record(bench: Bench, name: ServerName, label: string, phase: RunRecord['phase'], round: number, scenarios: Scenario[], run: Sample): RunRecord {
   const extraProblems = (extra: LoadResult) => (label === ABUSE ? a2Problems(extra) : loadProblems(extra, true).map((p) => `A1 side: ${p}`));
-  const problems = [...loadProblems(run.load), ...(run.extra ? extraProblems(run.extra) : [])];
+  const problems = [...loadProblems(run.load), ...(run.extra ? extraProblems(run.extra) : []), ...(run.problems ?? [])];
   for (const scenario of scenarios) {
     const failed = bench.failedChecks.get(`${name} ${scenario.name}`);
     if (failed) problems.push(`failed its check: ${failed}`);
   }
   const load = withoutLatencies(run.load);
   const extra = run.extra ? withoutLatencies(run.extra) : undefined;
-  const result: RunRecord = { phase, rows: bench.project.rows, round, server: name, scenario: label, load, serverCpuMs: run.serverCpuMs, dbCpuMs: run.dbCpuMs, problems, ...(extra ? { extra } : {}) };
+  const result: RunRecord = {
+    phase,
+    rows: bench.project.rows,
+    round,
+    server: name,
+    scenario: label,
+    load,
+    serverCpuMs: run.serverCpuMs,
+    dbCpuMs: run.dbCpuMs,
+    problems,
+    ...(extra ? { extra } : {}),
+    ...(run.flow ? { flow: run.flow } : {}),
+  };
   console.log(describeRun(result));
   if (problems.length) console.error(`!!! INVALID RUN (${phase} round ${round} ${label} on ${name}): ${problems.join('; ')}`);
   return result;
@@ -129,7 +166,9 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
       const sliced = bench.options.slices > 1 && !scenario.durationFactor && scenario.name !== 'M1' && phase === 'main';
       const sides = order.map((server) => ({ server, scenario, label: scenario.name }));
       bench.records.push(...(sliced ? await measureInSlices(bench, sides, phase, round) : await measureInTurn(bench, order, scenario.name, phase, round, [scenario])));
+      if (scenario === A1 && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
     }
+    if (!scenarios.includes(A1) && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
     if (phase === 'growth') {
       // Issue 16's comparisons: Basalt's page with its total, the baseline's without, taking turns slice by slice.
       for (const pair of TOTAL_PAIRS) {

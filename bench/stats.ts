@@ -12,6 +12,8 @@ export const SERVER_LABELS: Record<ServerName, string> = {
 export const BASALTS = ['basalt-1', 'basalt-2'] as const;
 /** The scenario that runs sign-ins and R2 at once, to see what bcrypt does to everyone else's latency. */
 export const CONCURRENT = 'A1+R2';
+/** Sign-in with the second step (issue 27, bench/mfa.ts): password, then a TOTP code; Basalt only, against its own A1. */
+export const A1M = 'A1M';
 
 export interface RunRecord {
   phase: 'main' | 'growth';
@@ -26,6 +28,12 @@ export interface RunRecord {
   dbCpuMs: number | null;
   /** Why the run is invalid (non-2xx, errors); empty when valid. */
   problems: string[];
+  /**
+   * A1M only: `load` counts completed sign-ins (both requests 2xx), its latencies from the first request's start to the
+   * second's answer; here the HTTP requests answered, the second step's own latency, the waits for an account whose
+   * code had not been used in the current 30 s step (the pool ran dry: the run is invalid), the load generator's CPU.
+   */
+  flow?: { requests: number; secondP50: number; secondP99: number; poolWaits: number; clientCpuMs: number };
 }
 
 export interface Summary {
