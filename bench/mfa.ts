@@ -12,6 +12,7 @@
  * for the rate. Codes are computed per request (otplib, tens of µs); the load generator's CPU per sign-in (node:http
  * here, autocannon for A1) is reported beside the servers'.
  */
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import { loadOptions, record, sampleRun, type Bench, type LoadRun } from './measure.js';
 import type { LoadOptions } from './load.js';
@@ -27,6 +28,8 @@ const SMOKE_ACCOUNTS = 300;
 /** Sign-ins with both steps from `connections` flows for the duration; a flow's two requests go one after the other. */
 async function runSignIns(url: string, pool: AccountPool, password: string, options: LoadOptions): Promise<LoadRun> {
   const stop = new AbortController();
+  // Every request of the run listens to this one signal: not a leak.
+  setMaxListeners(0, stop.signal);
   // Keep-alive connections of this run alone, closed after it (as autocannon's are).
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const statuses: Record<string, number> = {};
