@@ -1,7 +1,12 @@
 import type { SchemaCache } from './schemaCache.js';
 import { ApiError } from '../errors.js';
 
-const ATTEMPTS = 3;
+/**
+ * A table's first write makes its trigger placement run a few DDL statements in a row, each a new schema version: a
+ * read at that moment may find the version moved more than twice, so it tries up to five times, a little later each.
+ */
+const ATTEMPTS = 5;
+const BACKOFF_MS = 5;
 
 /** The statement ran against a newer schema than the one it was planned with: reload, then answer again. */
 export class StaleSchemaError extends Error {
@@ -47,6 +52,7 @@ export async function answerFresh<T>(cache: SchemaCache, run: () => Promise<T>):
       const stale = error instanceof StaleSchemaError || (decidedFromCache(error) && (await cache.isStale()));
       if (!stale) throw error;
       if (attempt >= ATTEMPTS) throw new ApiError('UNAVAILABLE', 'The schema is changing; try again');
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * attempt));
       await cache.reload();
     }
   }
