@@ -211,13 +211,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       jwtSecret: options.jwtSecret,
       accounts,
       signupEnabled: options.signupEnabled,
-      site: {
-        publicUrl: () => email.settings.publicUrl,
-        redirectRules: () => email.settings.redirectUrls,
-        verification: () => email.settings.verification,
-        emailSignIn: () => email.settings.emailSignIn,
-      },
-      complete: (user, userAgent, trx) => mfa.signIn.complete(user, userAgent, trx),
+      site: email.settings,
+      complete: mfa.signIn.complete,
       limiter,
       ...(options.onError ? { onError: options.onError } : {}),
     });

@@ -1,23 +1,20 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AUTH_CODE_TTL_SECONDS, type AuthResult, type AuthUser, type EmailProof, type EmailSignInInput, type MfaStep } from '@basalt/contract';
+import type { AuthResult, AuthUser, EmailProof, EmailSignInInput, MfaStep } from '@basalt/contract';
 import { ApiError, invalidField, notFound } from '../../errors.js';
 import { randomId } from '../../ids.js';
 import type { AccountService, Origin } from '../accounts.js';
 import type { Mailer } from './mailer.js';
 import { invalidToken, type ProofRow } from './proofs.js';
-import { newToken, tokenDigest } from './secrets.js';
+import { issueAuthCode, redeemAuthCode } from '../authCodes.js';
 import { checkRedirect } from './validation.js';
 import { addressProven } from '../provenAddress.js';
 
 /**
  * Sign-in by an emailed link or code (`auth.emailSignIn`), and the one-time code a sign-in link hands to the app's
  * `redirectTo` through Basalt's confirm page, exchanged with the app's PKCE verifier (`POST /auth/oauth/exchange`, as
- * a provider's code will be): tokens never travel in a URL. An unknown address gets an account at the proof, and only
+ * an identity provider's code is; auth/authCodes.ts): tokens never travel in a URL. An unknown address gets an account at the proof, and only
  * while sign-ups are enabled; the proof verifies the address.
  */
-const invalidExchange = () => invalidField('code', 'The code is unknown, was already used, has expired or does not match codeVerifier');
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 export class EmailSignIn {
   constructor(
@@ -76,13 +73,7 @@ export class EmailSignIn {
         throw invalidField('token', 'This sign-in link names no app to return to (no redirectTo and codeChallenge): type the code of the mail into the app');
       }
       const account = await this.accountOf(trx, row);
-      const code = newToken();
-      await trx.raw(`INSERT INTO _basalt_auth_codes (code_hash, user_id, code_challenge, expires_at) VALUES (?, ?, ?, now() + make_interval(secs => ?))`, [
-        tokenDigest(code),
-        account.id,
-        row.code_challenge,
-        AUTH_CODE_TTL_SECONDS,
-      ]);
+      const code = await issueAuthCode(trx, account.id, row.code_challenge);
       const target = new URL(row.redirect_to);
       target.searchParams.set('code', code);
       return { redirectTo: target.href };
@@ -92,20 +83,13 @@ export class EmailSignIn {
   /** `POST /auth/oauth/exchange`: the one-time code and the verifier whose S256 the app sent first -> the sign-in answer. */
   async exchange(code: string, codeVerifier: string, origin: Origin): Promise<AuthResult | MfaStep> {
     return this.mailer.knex.transaction(async (trx) => {
-      const used = await trx.raw<{ rows: Array<{ user_id: string; code_challenge: string }> }>(
-        `DELETE FROM _basalt_auth_codes WHERE code_hash = ? AND expires_at > now() RETURNING user_id, code_challenge`,
-        [tokenDigest(code)],
-      );
-      const row = used.rows[0];
-      const expected = row ? Buffer.from(row.code_challenge) : Buffer.alloc(0);
-      const given = Buffer.from(s256(codeVerifier));
-      if (!row || expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidExchange();
+      const userId = await redeemAuthCode(trx, code, codeVerifier);
       const result = await trx.raw<{ rows: Array<{ id: string; email: string; role: 'owner' | 'member'; verified: boolean }> }>(
         `SELECT id, email, role, email_verified AS verified FROM users WHERE id = ?`,
-        [row.user_id],
+        [userId],
       );
       const account = result.rows[0];
-      if (!account) throw invalidExchange();
+      if (!account) throw invalidField('code', 'The code is unknown, was already used, has expired or does not match codeVerifier');
       return this.complete(account, origin.userAgent, trx);
     });
   }

@@ -1,9 +1,10 @@
 import * as oidc from 'openid-client';
 import type { Knex } from 'knex';
-import { AUTH_CODE_TTL_SECONDS } from '@basalt/contract';
 import { ApiError } from '../../errors.js';
-import { newToken, Sealer, tokenDigest } from '../sealed.js';
+import { issueAuthCode } from '../authCodes.js';
+import { Sealer, tokenDigest } from '../sealed.js';
 import { allowedRedirect, type RedirectRule } from '../email/redirects.js';
+import type { EmailSettings } from '../email/settings.js';
 import { identityOf } from './claims.js';
 import type { Identities } from './identities.js';
 import type { ProviderRegistry, ReadyProvider } from './registry.js';
@@ -36,19 +37,20 @@ export class RedirectFlow {
     private readonly registry: ProviderRegistry,
     private readonly identities: Identities,
     jwtSecret: string,
-    private readonly site: { publicUrl: () => string; redirectRules: () => RedirectRule[] },
+    /** The email settings, read at each use (PUBLIC_URL may be set once listening). */
+    private readonly site: Pick<EmailSettings, 'publicUrl' | 'redirectUrls'>,
     private readonly onError?: (error: unknown) => void,
   ) {
     this.sealer = new Sealer(jwtSecret, 'basalt oauth state');
   }
 
   private callbackUrl(name: string): string {
-    return `${this.site.publicUrl()}/auth/oauth/${encodeURIComponent(name)}/callback`;
+    return `${this.site.publicUrl}/auth/oauth/${encodeURIComponent(name)}/callback`;
   }
 
   /** `redirectTo` as allowed: `auth.redirectUrls`, or a page of Basalt's own console. */
   allowedTarget(redirectTo: string, where: 'parameter' | 'field'): string {
-    const rules: RedirectRule[] = [...this.site.redirectRules(), { kind: 'prefix', origin: new URL(this.site.publicUrl()).origin, path: `${new URL(this.site.publicUrl()).pathname.replace(/\/$/, '')}/console/` }];
+    const rules: RedirectRule[] = [...this.site.redirectUrls, { kind: 'prefix', origin: new URL(this.site.publicUrl).origin, path: `${new URL(this.site.publicUrl).pathname.replace(/\/$/, '')}/console/` }];
     const allowed = allowedRedirect(rules, redirectTo);
     if (allowed === null) throw refusal(where, 'redirectTo', 'redirectTo is not allowed: it must match an entry of auth.redirectUrls (or be a page of the console)');
     return allowed;
@@ -104,14 +106,7 @@ export class RedirectFlow {
           return back('linked', name);
         }
         const account = await this.identities.signIn(trx, name, identity);
-        const code = newToken();
-        await trx.raw(`INSERT INTO _basalt_auth_codes (code_hash, user_id, code_challenge, expires_at) VALUES (?, ?, ?, now() + make_interval(secs => ?))`, [
-          tokenDigest(code),
-          account.id,
-          row.code_challenge,
-          AUTH_CODE_TTL_SECONDS,
-        ]);
-        return back('code', code);
+        return back('code', await issueAuthCode(trx, account.id, row.code_challenge));
       });
     } catch (error) {
       if (error instanceof ApiError && RETURNED_ERRORS.has(error.code)) return back('error', error.code);

@@ -29,7 +29,7 @@ const accountExists = (provider: string) =>
 export class Identities {
   constructor(
     private readonly accounts: AccountService,
-    private readonly settings: { signupEnabled: boolean; verification: () => EmailVerificationMode },
+    private readonly settings: { signupEnabled: boolean; site: { verification: EmailVerificationMode } },
   ) {}
 
   private async owner(trx: Knex.Transaction, provider: string, subject: string): Promise<IdentityRow | undefined> {
@@ -73,7 +73,7 @@ export class Identities {
       return { id: existing.id, email: existing.email, role: existing.role, verified: true };
     }
     if (!this.settings.signupEnabled) throw new ApiError('SIGNUP_DISABLED', 'Sign-up is disabled for this project');
-    if (!identity.emailVerified && this.settings.verification() === 'required') {
+    if (!identity.emailVerified && this.settings.site.verification === 'required') {
       throw new ApiError('EMAIL_NOT_VERIFIED', `${provider} does not vouch for this email address, and this project requires a verified one: sign up with the address instead`);
     }
     const user = await this.accounts.insertUser(randomId(), identity.email, { passwordHash: null, verified: identity.emailVerified, role: 'member' }, trx);

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import type { AuthResult, EmailVerificationMode, MfaStep } from '@basalt/contract';
+import type { AuthResult, MfaStep } from '@basalt/contract';
 import { invalidField } from '../../errors.js';
 import type { AccountService, Origin } from '../accounts.js';
 import type { AbuseLimiter } from '../limits.js';
 import { tokenDigest } from '../sealed.js';
-import type { RedirectRule } from '../email/redirects.js';
+import type { EmailSettings } from '../email/settings.js';
 import { verifyNativeIdToken } from './claims.js';
 import { RedirectFlow } from './flow.js';
 import { Identities, type SignedInAccount } from './identities.js';
@@ -18,7 +18,7 @@ export interface ProvidersOptions {
   accounts: AccountService;
   signupEnabled: boolean;
   /** What the email settings hold (PUBLIC_URL may be set once listening; the console's pages are always allowed). */
-  site: { publicUrl: () => string; redirectRules: () => RedirectRule[]; verification: () => EmailVerificationMode; emailSignIn: () => boolean };
+  site: Pick<EmailSettings, 'publicUrl' | 'redirectUrls' | 'verification' | 'emailSignIn'>;
   /** Tokens, or the second step when the account has a factor on (auth/mfa). */
   complete: (user: SignedInAccount, userAgent: string | undefined, db: Knex.Transaction) => Promise<AuthResult | MfaStep>;
   /** `providerSignInsPerAddress`: redirect flows started and native id tokens sent, per client address. */
@@ -34,7 +34,7 @@ export class ProvidersService {
 
   constructor(private readonly options: ProvidersOptions) {
     this.registry = new ProviderRegistry(options.configs, options.onError);
-    this.identities = new Identities(options.accounts, { signupEnabled: options.signupEnabled, verification: options.site.verification });
+    this.identities = new Identities(options.accounts, { signupEnabled: options.signupEnabled, site: options.site });
     this.flow = new RedirectFlow(options.knex, this.registry, this.identities, options.jwtSecret, options.site, options.onError);
   }
 
@@ -71,6 +71,6 @@ export class ProvidersService {
 
   /** `DELETE /auth/identities/<name>`. */
   unlink(userId: string, name: string): Promise<void> {
-    return this.identities.unlink(userId, name, this.options.site.emailSignIn());
+    return this.identities.unlink(userId, name, this.options.site.emailSignIn);
   }
 }
