@@ -89,11 +89,14 @@ export const LIMIT_NAMES = [
   'emailsPerRecipient',
   'mfaFailuresPerAccount',
   'providerSignInsPerAddress',
+  'uploadsPerUser',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type Limits = Record<LimitName, RateLimit> & {
   /** Open realtime streams per caller and process (a count, not a rate). */
   realtimeStreamsPerCaller: number;
+  /** Bytes of files one account's uploads may hold, over every bucket (a total, not a rate): past it 413. */
+  storageBytesPerUser: { max: number };
 };
 
 export const DEFAULT_LIMITS: Limits = {
@@ -109,6 +112,9 @@ export const DEFAULT_LIMITS: Limits = {
   mfaFailuresPerAccount: { max: 10, windowSeconds: 900 },
   /** Identity-provider sign-ins and links started, and native id tokens sent, from one address. */
   providerSignInsPerAddress: { max: 100, windowSeconds: 900 },
+  /** Files uploaded (created, replaced or resumable uploads started) by one account, or by anon from one address. */
+  uploadsPerUser: { max: 1000, windowSeconds: 3600 },
+  storageBytesPerUser: { max: 10 * 1024 * 1024 * 1024 },
 };
 
 /** `details` of a 429: which limit, and the seconds also sent in `Retry-After`. */

@@ -12,3 +12,4 @@ export * from './expression/index.js';
 export * from './lsn.js';
 export * from './email.js';
 export * from './mfa.js';
+export * from './files.js';

@@ -1,3 +1,4 @@
+import type { BucketInfo, TableKind } from './files.js';
 /** Access policies a table can have. */
 export const POLICIES = ['owner-scoped', 'public-read', 'private', 'rules'] as const;
 export type Policy = (typeof POLICIES)[number];
@@ -144,6 +145,10 @@ export interface TableInfo {
    * streams it now: only then are its changes logged (docs/realtime.md, "Capture on demand").
    */
   realtime: { captured: boolean; streamed: boolean; problem?: string };
+  /** `files`: a bucket, whose rows are files uploaded through `/files/:table` (API.md, Files). */
+  kind: TableKind;
+  /** A bucket's settings; absent for a table of records. */
+  bucket?: BucketInfo;
 }
 
 /** A column as the admin API takes it when creating a table or adding a column. */
@@ -170,4 +175,10 @@ export interface CreateTableInput {
   policy?: Policy;
   /** With `policy: "rules"` (required then), refused with any other policy. */
   rules?: Rules;
+  /** `files` makes a bucket: the file columns are added, `columns` are its metadata. */
+  kind?: TableKind;
+  /** A bucket's largest file in bytes (default 50 MiB). */
+  maxFileSize?: number;
+  /** A bucket's accepted types (`image/*`, `application/pdf`); absent: every type. */
+  allowedTypes?: string[];
 }

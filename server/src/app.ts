@@ -7,6 +7,7 @@ import { authRoutes } from './auth/routes.js';
 import { recordRoutes } from './records/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { realtimeRoutes } from './realtime/routes.js';
+import { adminFileRoute, fileRoutes } from './files/routes.js';
 import { errorHandler, routeNotFound, type ErrorReporter } from './http/handler.js';
 import { ApiError } from './errors.js';
 import { requestFrame } from './http/frame.js';
@@ -64,6 +65,9 @@ export function createApp(services: Services, options: AppOptions): Express {
   };
   // Mails' links open Basalt's confirm page (a page of the console) when auth.siteUrl is unset; a GET spends nothing.
   app.get(CONFIRM_PAGE, consolePage);
+  const files = { files: services.files.service, downloads: services.files.downloads, tokens: services.tokens, keys: services.keys, ...shared };
+  app.use('/files', fileRoutes(files));
+  app.get('/admin/tables/:name/files/:id', adminFileRoute(files));
   app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));
   app.use('/admin', adminRoutes({ ...services, ...shared, realtime: { hub: services.hub, capture: services.capture, streamsPerCaller: services.streamsPerCaller, maxStreams: services.maxStreams } }));
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseStorageUrl, type StorageSettings } from './files/storage/settings.js';
 import { DEFAULT_LIMITS, LIMIT_NAMES, type LimitName, type Limits } from '@basalt/contract';
 import { ConfigError } from './configError.js';
 import { parseEmailSettings, type EmailSettings } from './auth/email/settings.js';
@@ -47,6 +48,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** METRICS_TOKEN: the bearer token of `GET /metrics`; unset, there are no Prometheus metrics (404). */
   metricsToken: string | undefined;
+  /** STORAGE_URL: where files' bytes live (issue 28). */
+  storage: StorageSettings;
   /** SMTP_URL, PUBLIC_URL and the `email` and `auth` keys of config.json (issue 26). */
   email: EmailSettings;
   /** `auth.providers` of config.json, with their secrets from the environment (issue 27). */
@@ -145,6 +148,14 @@ function parseLimits(value: unknown, configPath: string): Limits | false {
       limits.realtimeStreamsPerCaller = limit;
       continue;
     }
+    if (name === 'storageBytesPerUser') {
+      const max = (limit as { max?: unknown } | null)?.max;
+      if (typeof limit !== 'object' || limit === null || Object.keys(limit).some((key) => key !== 'max') || typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
+        throw new ConfigError(`${configPath}: limits.storageBytesPerUser must be { "max": <bytes, a whole number >= 1> }`);
+      }
+      limits.storageBytesPerUser = { max };
+      continue;
+    }
     if (!(LIMIT_NAMES as readonly string[]).includes(name)) throw new ConfigError(`${configPath}: unknown limit "${name}" (known limits: ${LIMIT_NAMES.join(', ')})`);
     const { max, windowSeconds, ...rest } = (limit ?? {}) as Record<string, unknown>;
     const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= 1e9;
@@ -238,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     realtimeMaxStreams: parseInteger(env.REALTIME_MAX_STREAMS, 'REALTIME_MAX_STREAMS', 5000, 1, 1_000_000),
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     email: parseEmailSettings(project, env, { configPath, production, port }),
+    storage: parseStorageUrl(env, path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data'))),
     providers: parseProviders((project.auth as { providers?: unknown } | undefined)?.providers, env, configPath),
     configPath,
   };

@@ -37,6 +37,7 @@ export async function serve(
     metricsToken: config.metricsToken,
     email: config.email,
     providers: config.providers,
+    storage: config.storage,
     ...(config.production ? {} : { announceMail: (message: string) => logger.info(message) }),
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),

@@ -1,4 +1,7 @@
-import type { PoolMode, ReplicaConfig } from './config.js';
+import path from 'node:path';
+import { PROJECT_ROOT, type PoolMode, type ReplicaConfig } from './config.js';
+import { createFiles, type Files } from './files/wiring.js';
+import type { StorageSettings } from './files/storage/settings.js';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Limits } from '@basalt/contract';
@@ -68,6 +71,8 @@ export interface ServiceOptions {
   providers?: ProviderConfig[];
   /** Outside production: each mail kept unsent (no SMTP) has its link logged. */
   announceMail?: (message: string) => void;
+  /** STORAGE_URL: where files' bytes live; default the local directory `.data/files`. */
+  storage?: StorageSettings;
 }
 
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
@@ -114,6 +119,8 @@ export interface Services {
   /** What the record pipeline runs on: the record pool, the schema cache, and the account check of writes. */
   records: RecordDeps;
   tables: TableAdmin;
+  /** Buckets' bytes: uploads, downloads, signed links, transforms, the sweep (files/). */
+  files: Files;
   signupEnabled: boolean;
   close(): Promise<void>;
 }
@@ -239,6 +246,22 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     });
     const trimmer = new ChangeTrimmer(pool, options.onError);
     trimmer.start();
+    const records: RecordDeps = {
+      confirmCaller: (caller) => keys.confirm(caller),
+      pool: primaryRecords,
+      ...(replicaSet ? { readPool: (needs: Parameters<Replicas['readPool']>[0]) => replicaSet.readPool(needs) } : {}),
+      cache,
+      isStale: (since) => cache.isStale(since),
+      userExists: (userId) => accounts.userExists(userId),
+      cursorKey: cursorKeyFrom(options.jwtSecret),
+      referencingColumn: (table, constraint) => {
+        const column = cache.any(table)?.columnList.find((candidate) => candidate.references?.constraint === constraint);
+        return column ? `${table}.${column.name}` : undefined;
+      },
+    };
+    const storage = options.storage ?? { driver: 'file' as const, directory: path.join(PROJECT_ROOT, '.data', 'files') };
+    const files = await createFiles({ knex, cache, records, limiter, limits: options.limits ?? DEFAULT_LIMITS, jwtSecret: options.jwtSecret, storage, publicUrl: () => email.settings.publicUrl, onError: options.onError });
+    records.deleted = (table, id) => void files.service.deleted(table, id).catch((error: unknown) => options.onError?.(error));
     return {
       knex,
       pool,
@@ -274,19 +297,8 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
-      records: {
-        confirmCaller: (caller) => keys.confirm(caller),
-        pool: primaryRecords,
-        ...(replicaSet ? { readPool: (needs: Parameters<Replicas['readPool']>[0]) => replicaSet.readPool(needs) } : {}),
-        cache,
-        isStale: (since) => cache.isStale(since),
-        userExists: (userId) => accounts.userExists(userId),
-        cursorKey: cursorKeyFrom(options.jwtSecret),
-        referencingColumn: (table, constraint) => {
-          const column = cache.any(table)?.columnList.find((candidate) => candidate.references?.constraint === constraint);
-          return column ? `${table}.${column.name}` : undefined;
-        },
-      },
+      records,
+      files,
       tables: new TableAdmin(knex, cache, (table) => placement.problem(table)),
       signupEnabled: options.signupEnabled,
       async close() {
@@ -298,6 +310,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await folder.stop();
         await trimmer.stop();
         await sweeper.stop();
+        await files.close();
         await email.stop();
         providers.stop();
         await Promise.all([counting.settled(), placement.settled()]);

@@ -1,6 +1,10 @@
 import type { EmailSettings } from '../src/auth/email/settings.js';
 import type { ProviderConfig } from '../src/auth/providers/settings.js';
 import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { StorageSettings } from '../src/files/storage/settings.js';
 import pg from 'pg';
 import supertest from 'supertest';
 import type { Limits } from '@basalt/contract';
@@ -54,6 +58,8 @@ export interface HarnessOptions {
   email?: EmailSettings;
   /** `auth.providers` of config.json (issue 27). */
   providers?: ProviderConfig[];
+  /** STORAGE_URL's settings; default: a fresh temporary directory per harness (removed on close). */
+  storage?: StorageSettings;
   /** Listen on this port (a provider must know Basalt's callback before it starts); default: any free one. */
   port?: number;
 }
@@ -75,6 +81,7 @@ function connectionOf(options: HarnessOptions, database: TestDatabase): { databa
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = options.database ?? (await createTestDatabase());
+  const storage = options.storage ?? { driver: 'file' as const, directory: await mkdtemp(path.join(os.tmpdir(), 'basalt-files-')) };
   const services = await createServices({
     jwtSecret: TEST_SECRET,
     bcryptCost: 4,
@@ -88,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     replicas: options.replicas,
     email: options.email,
     providers: options.providers,
+    storage,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
@@ -115,6 +123,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
+      if (!options.storage) await rm(storage.directory, { recursive: true, force: true });
       if (!options.database) await database.drop();
     },
   };

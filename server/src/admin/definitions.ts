@@ -1,6 +1,11 @@
 import Joi from 'joi';
 import {
   COLUMN_TYPES,
+  DEFAULT_MAX_FILE_SIZE,
+  FILE_COLUMNS,
+  MAX_FILE_SIZE_LIMIT,
+  TABLE_KINDS,
+  type BucketInfo,
   ON_DELETE_RULES,
   POLICIES,
   coerceColumnValue,
@@ -29,6 +34,8 @@ export interface ColumnPlan {
   references: ColumnReference | null;
   /** `/api` writes may not set it. */
   readOnly: boolean;
+  /** A bucket's `size`: int8 rather than the `integer` type's int4 (files past 2 GiB). */
+  bigint?: boolean;
 }
 
 const columnSchema = Joi.object({
@@ -48,13 +55,45 @@ const columnSchema = Joi.object({
   }).unknown(false),
 }).unknown(false);
 
+/** A type pattern of `allowedTypes`: `image/png`, `image/*` or `*\/*`. */
+const TYPE_PATTERN = /^(?:[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})|\*\/\*)$/;
+
 const createTableSchema = Joi.object({
   name: Joi.string().required(),
   columns: Joi.array().items(Joi.any()).default([]),
   policy: Joi.string().valid(...POLICIES),
   // Checked against the schema by policies/rules.ts once the table exists.
   rules: Joi.any(),
-}).unknown(false);
+  kind: Joi.string().valid(...TABLE_KINDS).default('records'),
+  maxFileSize: Joi.number().integer().strict().min(1).max(MAX_FILE_SIZE_LIMIT),
+  allowedTypes: Joi.array().items(Joi.string().strict().pattern(TYPE_PATTERN)).min(1).max(64),
+})
+  .with('maxFileSize', 'kind')
+  .with('allowedTypes', 'kind')
+  .unknown(false);
+
+
+/** The file columns of a bucket (API.md, Files), before its metadata columns; all set by uploads alone. */
+function fileColumns(): ColumnPlan[] {
+  const column = (name: string, type: ColumnPlan['type'], extra: Partial<ColumnPlan> = {}): ColumnPlan => ({
+    name,
+    type,
+    nullable: false,
+    unique: false,
+    default: undefined,
+    isOwnerColumn: false,
+    references: null,
+    readOnly: true,
+    ...extra,
+  });
+  return [
+    column('name', 'text'),
+    column('type', 'text'),
+    column('size', 'integer', { bigint: true }),
+    column('sha256', 'text'),
+    column('user_id', 'text', { nullable: true, isOwnerColumn: true }),
+  ];
+}
 
 const policySchema = Joi.object({ policy: Joi.string().valid(...POLICIES), rules: Joi.any() }).or('policy', 'rules').unknown(false);
 
@@ -122,19 +161,37 @@ export function parseColumnDefinition(input: unknown, field: string): ColumnPlan
   return { name: definition.name, type: definition.type, nullable: definition.nullable, unique: definition.unique, default: defaultValue, isOwnerColumn, references, readOnly: definition.readOnly };
 }
 
-export function parseCreateTable(body: unknown): { name: string; columns: ColumnPlan[]; policy: Policy | undefined; rules?: unknown } {
+export interface TableDefinition {
+  name: string;
+  columns: ColumnPlan[];
+  policy: Policy | undefined;
+  rules?: unknown;
+  /** A bucket's settings (`kind: "files"`; its file columns are first in `columns`), or null. */
+  bucket: BucketInfo | null;
+}
+
+export function parseCreateTable(body: unknown): TableDefinition {
   const { value, error } = createTableSchema.validate(body, { abortEarly: true });
   if (error) firstProblem(error, '');
   const input = value as CreateTableInput;
   assertTableName(input.name);
-  const columns = input.columns.map((column, index) => parseColumnDefinition(column, `columns.${index}`));
+  const metadata = input.columns.map((column, index) => parseColumnDefinition(column, `columns.${index}`));
+  const files = input.kind === 'files';
+  if (files) {
+    metadata.forEach((column, index) => {
+      if ((FILE_COLUMNS as readonly string[]).includes(column.name)) throw invalidField(`columns.${index}.name`, `${column.name} is a file column every bucket has`);
+      if (column.isOwnerColumn) throw invalidField(`columns.${index}.name`, `${column.name} is an owner column: a bucket's owner column is user_id, the uploader`);
+    });
+  }
+  const columns = files ? [...fileColumns(), ...metadata] : metadata;
+  const bucket = files ? { maxFileSize: input.maxFileSize ?? DEFAULT_MAX_FILE_SIZE, allowedTypes: input.allowedTypes ?? null } : null;
   const seen = new Set<string>();
-  columns.forEach((column, index) => {
+  metadata.forEach((column, index) => {
     if (seen.has(column.name)) throw invalidField(`columns.${index}.name`, `column ${column.name} is declared twice`);
     seen.add(column.name);
   });
   checkPolicyWithRules(input, true);
-  return { name: input.name, columns, policy: input.policy, ...(input.rules !== undefined ? { rules: input.rules } : {}) };
+  return { name: input.name, columns, policy: input.policy, ...(input.rules !== undefined ? { rules: input.rules } : {}), bucket };
 }
 
 const columnSettingsSchema = Joi.object<ColumnSettingsInput>({ readOnly: Joi.boolean().strict().required() }).unknown(false);

@@ -108,6 +108,8 @@ export function describeTable(table: TableSchema, rowCount: { value: number; exa
     columns: table.columnList.map(describeColumn),
     indexes: indexes.map(({ name, columns, unique, kind }) => ({ name, columns, unique, kind })),
     realtime: { captured: table.captured, streamed: table.capturing, ...(captureProblem && !table.captured ? { problem: captureProblem } : {}) },
+    kind: table.bucket ? 'files' : 'records',
+    ...(table.bucket ? { bucket: { ...table.bucket } } : {}),
   };
 }
 

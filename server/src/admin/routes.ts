@@ -73,9 +73,9 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: await tables.list() });
   });
   router.post('/tables', body, async (req, res) => {
-    const { name, columns, policy, rules } = parseCreateTable(req.body);
+    const { name, columns, policy, rules, bucket } = parseCreateTable(req.body);
     // "Name taken" is decided from the cache first: a table another process just dropped is looked up afresh.
-    sendJson(res, 201, { data: await fresh(() => tables.create(name, columns, policy, rules)) });
+    sendJson(res, 201, { data: await fresh(() => tables.create(name, columns, policy, rules, bucket)) });
   });
   router.get('/tables/:name', async (req, res) => {
     sendJson(res, 200, { data: await fresh(() => tables.describe(String(req.params.name))) });

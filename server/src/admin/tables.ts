@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import {
   CREATED_AT_COLUMN,
+  FILE_COLUMNS,
   ID_COLUMN,
   MANAGED_COLUMNS,
   ownerColumnOf,
   UPDATED_AT_COLUMN,
+  type BucketInfo,
   type OnDelete,
   type Policy,
   type Rules,
@@ -38,7 +40,7 @@ function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder
       builder = table.text(column.name);
       break;
     case 'integer':
-      builder = table.integer(column.name);
+      builder = column.bigint ? table.bigInteger(column.name) : table.integer(column.name);
       break;
     case 'real':
       builder = table.double(column.name);
@@ -72,6 +74,10 @@ function addColumn(knex: Knex, tableName: string, table: Knex.CreateTableBuilder
 async function markReadOnly(trx: Knex.Transaction, table: string, columns: ReadonlyArray<{ name: string; readOnly: boolean }>): Promise<void> {
   const rows = columns.filter((column) => column.readOnly).map((column) => ({ table_name: table, column_name: column.name, read_only: true }));
   if (rows.length > 0) await trx('_basalt_columns').insert(rows).onConflict(['table_name', 'column_name']).merge(['read_only']);
+}
+
+function isFileColumn(table: TableSchema, column: string): boolean {
+  return table.bucket !== null && (FILE_COLUMNS as readonly string[]).includes(column);
 }
 
 function isDuplicateTable(error: unknown): boolean {
@@ -151,7 +157,7 @@ export class TableAdmin {
       .flatMap((table) => table.columnList.filter((column) => column.references?.table === name).map((column) => `${table.name}.${column.name}`));
   }
 
-  async create(name: string, columns: ColumnPlan[], policy: Policy | undefined, rules?: unknown): Promise<TableInfo> {
+  async create(name: string, columns: ColumnPlan[], policy: Policy | undefined, rules?: unknown, bucket: BucketInfo | null = null): Promise<TableInfo> {
     const taken = () => conflict('tables.name', `A table named ${name} already exists`);
     if (this.cache.any(name)) throw taken();
     const idTypes = columns.map((column, index) => this.referencedIdType(name, column, `columns.${index}`));
@@ -174,6 +180,7 @@ export class TableAdmin {
         // made with psql get the triggers when the cache sees them, tracking/place.ts).
         await startTracking(trx, name, owner);
         await markReadOnly(trx, name, columns);
+        if (bucket) await trx('_basalt_buckets').insert({ table_name: name, max_file_size: bucket.maxFileSize, allowed_types: bucket.allowedTypes });
       });
     } catch (error) {
       if (isDuplicateTable(error)) throw taken();
@@ -211,6 +218,8 @@ export class TableAdmin {
       await trx.schema.dropTable(name);
       await trx('_policies').where({ table_name: name }).delete();
       await trx('_basalt_columns').where({ table_name: name }).delete();
+      // A bucket's objects go with the sweep: their rows are gone (files/sweep.ts).
+      await trx('_basalt_buckets').where({ table_name: name }).delete();
       await forgetCounts(trx, name);
     });
     return info;
@@ -236,6 +245,7 @@ export class TableAdmin {
   async setColumnReadOnly(name: string, columnName: string, readOnly: boolean): Promise<TableInfo> {
     const table = this.find(name);
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
+    if (!readOnly && isFileColumn(table, columnName)) throw invalidField('readOnly', `${columnName} is a file column of the bucket ${name}: only uploads set it`);
     await this.change(async (trx) => {
       if (readOnly) await markReadOnly(trx, name, [{ name: columnName, readOnly }]);
       else await trx('_basalt_columns').where({ table_name: name, column_name: columnName }).delete();
@@ -249,6 +259,7 @@ export class TableAdmin {
       throw invalidField('column', `${columnName} is managed by the server and cannot be dropped`);
     }
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
+    if (isFileColumn(table, columnName)) throw invalidField('column', `${columnName} is a file column of the bucket ${name} and cannot be dropped`);
     const rule = ruleReading(this.cache.servedTables(), name, columnName);
     if (rule) throw ruleConflict(rule, `${name}.${columnName} is read by the rule ${rule}: change that rule first`);
     await this.change(async (trx) => {

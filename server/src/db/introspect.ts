@@ -102,6 +102,14 @@ const COUNTED_SQL = `SELECT table_name, owner_column FROM _basalt_counted`;
 
 const VERSION_SQL = `SELECT version FROM _basalt_schema`;
 
+// Buckets (migration `files`): before it ran there is no such table.
+const BUCKETS_SQL = `SELECT table_name, max_file_size::float8 AS max_file_size, allowed_types FROM _basalt_buckets`;
+interface BucketRow {
+  table_name: string;
+  max_file_size: number;
+  allowed_types: string[] | null;
+}
+
 export interface Introspection {
   tables: Map<string, TableSchema>;
   /** The schema version the tables were read at (0 before the migrations ran). */
@@ -117,7 +125,7 @@ let loads = 0;
  */
 export async function introspect(knex: Knex): Promise<Introspection> {
   const load = ++loads;
-  const { columnResult, referenceRows, policyRows, version, trackedRows, countedRows, readOnlyRows } = await knex.transaction(
+  const { columnResult, referenceRows, policyRows, version, trackedRows, countedRows, readOnlyRows, bucketRows } = await knex.transaction(
     async (trx) => {
       const columns = await trx.raw<{ rows: ColumnRow[] }>(COLUMNS_SQL);
       const references = (await trx.raw<{ rows: ReferenceRow[] }>(REFERENCES_SQL)).rows;
@@ -130,7 +138,9 @@ export async function introspect(knex: Knex): Promise<Introspection> {
       const counted = hasCounts ? (await trx.raw<{ rows: Array<{ table_name: string; owner_column: string }> }>(COUNTED_SQL)).rows : [];
       const hasSettings = (await trx.raw<{ rows: unknown[] }>(`SELECT to_regclass('public._basalt_columns') IS NOT NULL AS present`)).rows[0] as { present: boolean };
       const readOnly = hasSettings.present ? (await trx.raw<{ rows: Array<{ table_name: string; column_name: string }> }>(READ_ONLY_SQL)).rows : [];
-      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, trackedRows: tracked, countedRows: counted, readOnlyRows: readOnly };
+      const hasBuckets = (await trx.raw<{ rows: unknown[] }>(`SELECT to_regclass('public._basalt_buckets') IS NOT NULL AS present`)).rows[0] as { present: boolean };
+      const buckets = hasBuckets.present ? (await trx.raw<{ rows: BucketRow[] }>(BUCKETS_SQL)).rows : [];
+      return { columnResult: columns, referenceRows: references, policyRows: policies, version: current, trackedRows: tracked, countedRows: counted, readOnlyRows: readOnly, bucketRows: buckets };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
@@ -175,6 +185,7 @@ export async function introspect(knex: Knex): Promise<Introspection> {
   const tables = new Map<string, TableSchema>();
   const trackedFor = new Map(trackedRows.map((row) => [row.table_name, row]));
   const countedFor = new Map(countedRows.map((row) => [row.table_name, row.owner_column]));
+  const bucketFor = new Map(bucketRows.map((row) => [row.table_name, row]));
   for (const [name, columns] of columnsByTable) {
     const tracked = trackedFor.get(name);
     const table = buildTableSchema(name, columns, policies.get(name), load, version, tracked?.owner ?? null, tracked?.captured ?? false);
@@ -182,6 +193,8 @@ export async function introspect(knex: Knex): Promise<Introspection> {
     // not the counts this table needs; nor is a count without its triggers.
     const owner = table.ownerColumn ?? '';
     table.counted = countedFor.get(name) === owner && table.trackedFor === owner;
+    const bucket = bucketFor.get(name);
+    if (bucket) table.bucket = { maxFileSize: bucket.max_file_size, allowedTypes: bucket.allowed_types };
     tables.set(name, table);
   }
   // Rules name other tables (paths): compiled once every table is known.

@@ -7,6 +7,7 @@ import {
   isReservedTable,
   ownerColumnOf,
   type ColumnReference,
+  type BucketInfo,
   type ColumnType,
   type OwnerColumn,
   type Policy,
@@ -75,6 +76,8 @@ export interface TableSchema {
   counted: boolean;
   /** Under `rules`: the stored rules, compiled against the schema this was loaded with (policies/rules.ts). */
   rules: TableRules | null;
+  /** A bucket's settings (`kind: "files"`, `_basalt_buckets`): its rows are files. Null for a table of records. */
+  bucket: BucketInfo | null;
 }
 
 const TYPE_NAMES: Record<string, ColumnType> = {
@@ -125,6 +128,7 @@ export function buildTableSchema(
     capturing,
     counted: false,
     rules: null,
+    bucket: null,
   };
 }
 

@@ -113,7 +113,8 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
  * row: create for POST, create and update (with updateCheck) for PUT, delete for DELETE.
  */
 function writeRules(table: TableSchema, caller: Caller, action: RecordAction): WriteRules {
-  const needs: Array<'create' | 'update' | 'updateCheck' | 'delete'> = action === 'upsert' ? ['create', 'update', 'updateCheck'] : action === 'delete' ? ['delete'] : ['create'];
+  const needs: Array<'create' | 'update' | 'updateCheck' | 'delete'> =
+    action === 'upsert' ? ['create', 'update', 'updateCheck'] : action === 'update' ? ['update', 'updateCheck'] : action === 'delete' ? ['delete'] : ['create'];
   const rules: WriteRules = { read: 'none', defaultsOwner: defaultsOwner(table) };
   for (const operation of needs) rules[operation] = requireAccess(table, caller, operation, 'api').scope;
   const read = decideAccess(table, caller, 'read', 'api');

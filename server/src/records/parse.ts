@@ -11,10 +11,11 @@ export type { QueryParams };
  * touches the database: names stay names until the plan stage looks them up.
  */
 
-export type RecordAction = 'list' | 'get' | 'create' | 'upsert' | 'delete';
+/** `update`: an update of an existing record only (a file's replacement today; PATCH with the query issue). */
+export type RecordAction = 'list' | 'get' | 'create' | 'upsert' | 'update' | 'delete';
 
 /** The table and record a request names, decoded, and what it asks to do with them. */
-export type RecordTarget = { action: 'list' | 'create'; table: string } | { action: 'get' | 'upsert' | 'delete'; table: string; id: string };
+export type RecordTarget = { action: 'list' | 'create'; table: string } | { action: 'get' | 'upsert' | 'update' | 'delete'; table: string; id: string };
 
 export type Body = Record<string, unknown>;
 
@@ -22,10 +23,12 @@ export type RecordRequest =
   | { action: 'list'; table: string; params: ListParams }
   | { action: 'get'; table: string; id: string; select?: SelectItem[] | null; embedOptions?: Record<string, EmbedOptions> }
   | { action: 'delete'; table: string; id: string }
-  | { action: 'create'; table: string; body: Body; select?: Selected }
+  /** `file`: an upload's file columns (files/upload.ts), set by the server; a bucket takes creates with it alone. */
+  | { action: 'create'; table: string; body: Body; select?: Selected; file?: Body }
   /** A JSON array on create: 1 to 1,000 records, all or none. */
   | { action: 'create-many'; table: string; bodies: Body[]; select?: Selected }
-  | { action: 'upsert'; table: string; id: string; body: Body; select?: Selected };
+  | { action: 'upsert'; table: string; id: string; body: Body; select?: Selected }
+  | { action: 'update'; table: string; id: string; body: Body; select?: Selected; file?: Body };
 
 /** A `select` on a single record's read or write: columns, embeds and their options. */
 export interface Selected {
@@ -91,7 +94,7 @@ export function queryBytesOf(url: string): number {
 
 /** Whether the action reads a body (after the policy allowed it). */
 export function takesBody(action: RecordAction): boolean {
-  return action === 'create' || action === 'upsert';
+  return action === 'create' || action === 'upsert' || action === 'update';
 }
 
 /** Whether the action's body may be an array (a bulk insert); PUT takes one object. */
@@ -111,7 +114,7 @@ const bodyError = (message: string, details?: Record<string, unknown>) => new Ap
  * as the select asks); DELETE takes none. Anything else is refused rather than ignored: `?selct=id` answered with the
  * whole record would hide the typo, and a filter (`?user_id=x`) silently ignored on a write would mislead.
  */
-function refuseOtherParameters(action: 'get' | 'create' | 'upsert' | 'delete', query: QueryParams): void {
+function refuseOtherParameters(action: Exclude<RecordAction, 'list'>, query: QueryParams): void {
   for (const key of Object.keys(query)) {
     if (action !== 'delete' && (key === 'select' || (EMBED_OPTION.test(key) && !key.includes('[')))) continue;
     const takes = action === 'delete' ? 'a delete takes no query parameters' : 'a single record takes select and <embed>.order, <embed>.limit';
@@ -139,8 +142,9 @@ export function parseRequest(target: RecordTarget, query: QueryParams, body: Bod
     case 'create':
       return createRequest(target.table, body, query);
     case 'upsert':
+    case 'update':
       if (Array.isArray(body)) throw invalidBody('The request body must be a JSON object');
-      return { action: 'upsert', table: target.table, id: target.id, body: body ?? {}, select: selectedOf(query) };
+      return { action: target.action, table: target.table, id: target.id, body: body ?? {}, select: selectedOf(query) };
     case 'get': {
       const selected = selectedOf(query);
       return selected ? { action: 'get', table: target.table, id: target.id, ...selected } : { action: 'get', table: target.table, id: target.id };

@@ -29,6 +29,8 @@ export interface RecordDeps extends Executor {
    * `Basalt-Min-Lsn`, the caller's remembered writes). Without: every statement runs on `pool`.
    */
   readPool?(needs: { schemaLsn: bigint; minLsn: bigint | null; userId: string | null }): Promise<StatementPool>;
+  /** Told of every record deleted through the pipeline, after the commit (a bucket's bytes go then: files/). */
+  deleted?(table: string, id: string): void;
 }
 
 /** A record request as a route file hands it over: who calls, what they name, and how to read the body. */
@@ -49,6 +51,8 @@ export interface RecordCall {
   freshness?: Freshness;
   /** The owner's records list seen as another caller (`?as=`): its cursors are bound to that caller. */
   viewAs?: string;
+  /** A bucket's create or replace: the file columns an upload found (files/), set after the metadata body; asked once the body was read. */
+  file?(): Body;
 }
 
 /**
@@ -105,11 +109,13 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
     const request = parseRequest(target, call.query, body, call.queryBytes);
     if (call.viewAs !== undefined && request.action === 'list') request.params.viewAs = call.viewAs;
+    if (call.file && (request.action === 'create' || request.action === 'update')) request.file = call.file();
     const plan = planRequest(request, authorized, deps.cursorKey);
     if (!deps.readPool || operation !== 'read') return execute(deps, plan);
     // A read may go to a standby that replayed the schema it was planned with and what the caller wrote.
     const { minLsn = null, userId = null } = call.freshness ?? {};
     return execute({ ...deps, pool: await deps.readPool({ schemaLsn: cache.lsn, minLsn, userId }) }, plan);
   });
+  if (target.action === 'delete') deps.deleted?.(target.table, target.id);
   return respond(target.action, outcome);
 }

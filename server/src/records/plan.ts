@@ -59,6 +59,8 @@ export type Plan =
       references: ReferenceCheck[];
       selection?: Selection;
       rules?: WriteRules;
+      /** An update only (`update`): no row to update is 404, never a create. */
+      updateOnly?: boolean;
     }
   | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null; rules?: WriteRules };
 
@@ -70,8 +72,14 @@ export function coerceId(table: TableSchema, raw: string): unknown {
 }
 
 export function missingColumnError(table: TableSchema, missing: string[]) {
+  if (table.bucket) return uploadsOnly(table);
   const field = missing[0]!;
   return invalidField(field, `${field} is required to create a record in ${table.name}`);
+}
+
+/** A bucket's rows are created by uploads alone (API.md, Part 2 in detail, Files): 400 naming the body. */
+function uploadsOnly(table: TableSchema): ApiError {
+  return invalidField('body', `${table.name} is a bucket: its records are created by uploading a file (POST /files/${table.name}); PUT changes an existing file's metadata only`);
 }
 
 /**
@@ -89,8 +97,11 @@ function referenceChecks(access: Access, rows: Row[]): ReferenceCheck[] {
   return checks;
 }
 
-function planCreate({ table, access }: Authorized, body: Row): Extract<Plan, { kind: 'create' }> {
+function planCreate({ table, access }: Authorized, body: Row, file?: Row): Extract<Plan, { kind: 'create' }> {
+  if (table.bucket && !file) throw uploadsOnly(table);
   const values = validateRecordBody(table, body, access.surface);
+  // An upload's file columns (files/upload.ts): set by the server from the bytes and the caller, after the metadata.
+  if (file) Object.assign(values, file);
   // An empty id could never be reached again: no path names it.
   if (values[ID_COLUMN] === '') throw invalidField(ID_COLUMN, `${ID_COLUMN} must not be empty`);
   if (values[ID_COLUMN] === undefined || values[ID_COLUMN] === null) {
@@ -108,6 +119,7 @@ function planCreate({ table, access }: Authorized, body: Row): Extract<Plan, { k
 
 /** Each element planned as a create; an error names the element (`index`) and, where there is one, the field. */
 function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
+  if (authorized.table.bucket) throw uploadsOnly(authorized.table);
   const rows = bodies.map((body, index) => {
     try {
       return planCreate(authorized, body).values;
@@ -149,6 +161,19 @@ function setOwner(table: TableSchema, access: Access, values: Row): void {
 function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Plan {
   const id = coerceId(table, rawId);
   const changes = validateRecordBody(table, body, access.surface);
+  return planPut({ table, access }, id, rawId, changes);
+}
+
+/** An update of an existing record only: its changes, and a replaced file's columns (files/). */
+function planUpdate({ table, access }: Authorized, rawId: string, body: Row, file?: Row): Plan {
+  const id = coerceId(table, rawId);
+  const changes = validateRecordBody(table, body, access.surface);
+  if (file) Object.assign(changes, file);
+  const plan = planPut({ table, access }, id, rawId, changes);
+  return plan.kind === 'update-or-create' ? { ...plan, missing: [], updateOnly: true } : { kind: 'update-or-create', table, id, rawId, insertValues: plan.insertValues, changes: plan.changes, missing: [], scope: plan.scope, writer: plan.writer, references: plan.references, updateOnly: true };
+}
+
+function planPut({ table, access }: Authorized, id: unknown, rawId: string, changes: Row): Extract<Plan, { kind: 'upsert' | 'update-or-create' }> {
   if (changes[ID_COLUMN] !== undefined && String(changes[ID_COLUMN]) !== String(id)) {
     throw invalidField(ID_COLUMN, `${ID_COLUMN} in the body must equal the id in the path`);
   }
@@ -158,7 +183,8 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
   if (access.rules) {
     // Under `rules` the update runs first, under update/updateCheck, and only a missing row is created.
     setOwner(table, access, insertValues);
-    const missing = missingOnCreate(table, insertValues, access.surface);
+    // A bucket's PUT only updates: a missing row is the 400 of uploadsOnly.
+    const missing = table.bucket ? ['body'] : missingOnCreate(table, insertValues, access.surface);
     const references = referenceChecks(access, [insertValues]);
     return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references, rules: access.rules };
   }
@@ -167,7 +193,7 @@ function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Pl
     // The owner column never changes on update under a scope (it already is the caller).
     delete changes[scope.ownerColumn];
   }
-  const missing = missingOnCreate(table, insertValues, access.surface);
+  const missing = table.bucket ? ['body'] : missingOnCreate(table, insertValues, access.surface);
   const references = referenceChecks(access, [insertValues]);
   if (missing.length === 0 && table.columns.get(ID_COLUMN)!.unique) return { kind: 'upsert', table, rawId, insertValues, changes, scope, writer, references };
   return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references };
@@ -197,11 +223,13 @@ export function planRequest(request: RecordRequest, authorized: Authorized, curs
       return { kind: 'get', table, id, rawId: request.id, scope: access.scope, selection };
     }
     case 'create':
-      return withSelection(planCreate(authorized, request.body), request.select, authorized);
+      return withSelection(planCreate(authorized, request.body, request.file), request.select, authorized);
     case 'create-many':
       return withSelection(planCreateMany(authorized, request.bodies), request.select, authorized);
     case 'upsert':
       return withSelection(planUpsert(authorized, request.id, request.body), request.select, authorized);
+    case 'update':
+      return withSelection(planUpdate(authorized, request.id, request.body, request.file), request.select, authorized);
     case 'delete':
       return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer, ...(access.rules ? { rules: access.rules } : {}) };
   }

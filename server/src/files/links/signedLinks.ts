@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../auth/sealed.js';
-import { TRANSFORM_PARAMETERS } from '../transform/parameters.js';
+import { MAX_SIGNED_LINK_SECONDS, TRANSFORM_PARAMETERS } from '@basalt/contract';
 
 /**
  * Signed links (API.md, Files): `PUBLIC_URL/files/:table/:id?expires=<epoch s>&sig=<HMAC>`, the HMAC (SHA-256, a key
@@ -8,7 +8,7 @@ import { TRANSFORM_PARAMETERS } from '../transform/parameters.js';
  * transform parameters present, so a replaced file's old links stop and a link for one variant opens no other.
  * At most 7 days.
  */
-export const MAX_EXPIRES_IN_SECONDS = 7 * 24 * 3600;
+export const MAX_EXPIRES_IN_SECONDS = MAX_SIGNED_LINK_SECONDS;
 
 export interface LinkSubject {
   table: string;

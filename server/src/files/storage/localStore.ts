@@ -36,6 +36,12 @@ export class LocalStore implements ObjectStore {
     }
   }
 
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rename(this.pathOf(from), target);
+  }
+
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
     const file = this.pathOf(key);
     try {

@@ -1,3 +1,4 @@
+import { TRANSFORM_FITS as FITS, TRANSFORM_FORMATS as FORMATS, TRANSFORM_MAX_SIDE as MAX_SIDE, TRANSFORM_PARAMETERS, type TransformParameter } from '@basalt/contract';
 import { invalidParameter } from '../../errors.js';
 
 /**
@@ -5,13 +6,9 @@ import { invalidParameter } from '../../errors.js';
  * most 4,096, rounded up to a multiple of 16 so a handful of variants serve every size), `fit` (cover, contain,
  * inside), `format` (webp, avif, jpeg, png), `quality` (1-100, default 80). Each once, as text; a refusal names it.
  */
-export const TRANSFORM_PARAMETERS = ['width', 'height', 'fit', 'format', 'quality'] as const;
-export type TransformParameter = (typeof TRANSFORM_PARAMETERS)[number];
-export const MAX_SIDE = 4096;
+export { TRANSFORM_PARAMETERS, MAX_SIDE };
 export const SIDE_STEP = 16;
 export const DEFAULT_QUALITY = 80;
-const FITS = ['cover', 'contain', 'inside'] as const;
-const FORMATS = ['webp', 'avif', 'jpeg', 'png'] as const;
 
 export interface Transform {
   width: number | null;

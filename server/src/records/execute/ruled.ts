@@ -102,7 +102,7 @@ export async function executeRuled(executor: Executor, plan: RuledPlan): Promise
       if (rows[0]) return { kind: 'record', row: answered(rows)[0]!, created: false };
       const found = await verdict(executor, plan);
       if (found === 'readable') throw refusal(table, 'update');
-      if (found === 'hidden') throw noRecord(table, plan.rawId);
+      if (found === 'hidden' || plan.updateOnly) throw noRecord(table, plan.rawId);
       if (plan.missing.length > 0) throw missingColumnError(table, plan.missing);
       // Its references were checked before the update.
       return create(executor, plan, plan.insertValues, rules, []);

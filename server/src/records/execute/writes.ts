@@ -80,7 +80,7 @@ export async function updateOrCreate(executor: Executor, plan: Extract<Plan, { k
   await unlessStale(executor, plan.table);
   if (!(await writerExists(executor, plan.writer))) throw accountGone();
   // Not updated: either the row is another user's (404) or there is none and the body must create it.
-  if ((await run(pool, existsStatement(plan.table, plan.id))).length > 0) throw noRecord(plan.table, plan.rawId);
+  if (plan.updateOnly || (await run(pool, existsStatement(plan.table, plan.id))).length > 0) throw noRecord(plan.table, plan.rawId);
   if (plan.missing.length > 0) throw missingColumnError(plan.table, plan.missing);
   const created = (await run(pool, insertStatement(plan.table, plan.insertValues, plan.writer)))[0];
   return created ? record(created, true) : nothingWritten(executor, plan.table, plan.rawId, plan.writer);
