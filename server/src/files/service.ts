@@ -7,9 +7,9 @@ import { answerFresh } from '../db/fresh.js';
 import { quote } from '../db/identifiers.js';
 import { invalidField, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
-import { answerRecordCall, type RecordCall, type RecordDeps } from '../records/index.js';
+import { answerRecordCall, validateRecordBody, type RecordCall, type RecordDeps } from '../records/index.js';
 import { ANON, type Caller } from '../policies/caller.js';
-import { decideAccess } from '../policies/access.js';
+import { decideAccess, requireAccess } from '../policies/access.js';
 import type { AbuseLimiter } from '../auth/limits.js';
 import { checkName, DEFAULT_NAME } from './content/names.js';
 import { receive, tooLarge, type Received } from './bytes/receive.js';
@@ -45,6 +45,8 @@ export interface UploadInput {
   fields(): Promise<Record<string, string>>;
   /** The client's address: anon's uploads count against `uploadsPerUser` per address. */
   address: string;
+  /** Counted against `uploadsPerUser` already (a resumable upload, at its creation). */
+  counted?: boolean;
 }
 
 export interface FileServiceOptions {
@@ -173,6 +175,21 @@ export class FileService {
     return answer;
   }
 
+  /**
+   * A resumable upload's creation (tus, API.md Part 2 in detail): the caller may create in the bucket (403 when the
+   * rule is false whatever the row), the name and metadata are valid (400 naming them), the declared length fits
+   * (413), and it counts against `uploadsPerUser`. The row's own check comes again at completion (`upload`).
+   */
+  async admit(caller: Caller, name: string, fields: Record<string, string>, length: number | null, address: string): Promise<TableSchema> {
+    const table = await this.bucket(name);
+    requireAccess(table, caller, table.effectivePolicy === 'rules' ? 'create' : 'write', 'api');
+    if (fields.name !== undefined) checkName(fields.name);
+    validateRecordBody(table, metadataOf(table, fields), 'api');
+    const { maxBytes, limitReason } = await this.allowance(caller, table, address);
+    if (length !== null && length > maxBytes) throw tooLarge(limitReason);
+    return table;
+  }
+
   /** After a bucket's row was deleted (any surface): its bytes and variants go. */
   async deleted(table: string, id: string): Promise<void> {
     const schema = this.options.cache.served(table);
@@ -191,22 +208,31 @@ export class FileService {
 
   /** The limits, then the bytes to storage. */
   private async receive(caller: Caller, table: TableSchema, id: string, input: UploadInput): Promise<Received> {
-    const { limits, limiter } = this.options;
+    const { maxBytes, limitReason } = input.counted ? await this.bytesAllowed(caller, table) : await this.allowance(caller, table, input.address);
+    if (input.declaredLength !== undefined && input.declaredLength > maxBytes) throw tooLarge(limitReason);
+    return receive(this.options.registry, input.body, { table: table.name, recordId: id, maxBytes, limitReason, hint: input.hint, allowedTypes: table.bucket!.allowedTypes });
+  }
+
+  /** One more upload for `uploadsPerUser` (429 past it), and the bytes it may bring. */
+  private async allowance(caller: Caller, table: TableSchema, address: string): Promise<{ maxBytes: number; limitReason: string }> {
+    if (this.options.limits !== false) await this.options.limiter.consume({ name: 'uploadsPerUser', subject: caller.kind === 'user' ? caller.id : `anon ${address}` });
+    return this.bytesAllowed(caller, table);
+  }
+
+  /** The bucket's maxFileSize, or less: what is left of the account's `storageBytesPerUser`. */
+  private async bytesAllowed(caller: Caller, table: TableSchema): Promise<{ maxBytes: number; limitReason: string }> {
+    const { limits } = this.options;
     const bucket = table.bucket!;
     let maxBytes = bucket.maxFileSize;
     let limitReason = `${table.name} takes files of at most ${bucket.maxFileSize} bytes`;
-    if (limits !== false) {
-      await limiter.consume({ name: 'uploadsPerUser', subject: caller.kind === 'user' ? caller.id : `anon ${input.address}` });
-      if (caller.kind === 'user') {
-        const left = limits.storageBytesPerUser.max - (await this.usage(caller.id));
-        if (left < maxBytes) {
-          maxBytes = Math.max(0, left);
-          limitReason = `The account's files may hold at most ${limits.storageBytesPerUser.max} bytes (limits.storageBytesPerUser); ${Math.max(0, left)} are left`;
-        }
+    if (limits !== false && caller.kind === 'user') {
+      const left = limits.storageBytesPerUser.max - (await this.usage(caller.id));
+      if (left < maxBytes) {
+        maxBytes = Math.max(0, left);
+        limitReason = `The account's files may hold at most ${limits.storageBytesPerUser.max} bytes (limits.storageBytesPerUser); ${Math.max(0, left)} are left`;
       }
     }
-    if (input.declaredLength !== undefined && input.declaredLength > maxBytes) throw tooLarge(limitReason);
-    return receive(this.options.registry, input.body, { table: table.name, recordId: id, maxBytes, limitReason, hint: input.hint, allowedTypes: bucket.allowedTypes });
+    return { maxBytes, limitReason };
   }
 }
 
