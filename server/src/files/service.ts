@@ -47,6 +47,8 @@ export interface UploadInput {
   address: string;
   /** Counted against `uploadsPerUser` already (a resumable upload, at its creation). */
   counted?: boolean;
+  /** The new row's id, chosen earlier (a resumable upload's); default a new random id. */
+  recordId?: string;
 }
 
 export interface FileServiceOptions {
@@ -114,7 +116,7 @@ export class FileService {
   /** `POST /files/:table`: 201 and the record, under `create`. */
   async upload(caller: Caller, name: string, input: UploadInput): Promise<{ status: number; body: unknown }> {
     const table = await this.bucket(name);
-    const id = randomId();
+    const id = input.recordId ?? randomId();
     let received: Received | undefined;
     let values: Record<string, unknown> = {};
     const call: RecordCall = {
