@@ -13,6 +13,8 @@ export interface TestS3 {
   bucket: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** Where the server keeps its objects: tests look for what is left. */
+  directory: string;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export async function startS3(bucket = 'basalt-test'): Promise<TestS3> {
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
     bucket,
+    directory,
     // s3rver's one account.
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',

@@ -67,10 +67,7 @@ const createTableSchema = Joi.object({
   kind: Joi.string().valid(...TABLE_KINDS).default('records'),
   maxFileSize: Joi.number().integer().strict().min(1).max(MAX_FILE_SIZE_LIMIT),
   allowedTypes: Joi.array().items(Joi.string().strict().pattern(TYPE_PATTERN)).min(1).max(64),
-})
-  .with('maxFileSize', 'kind')
-  .with('allowedTypes', 'kind')
-  .unknown(false);
+}).unknown(false);
 
 
 /** The file columns of a bucket (API.md, Files), before its metadata columns; all set by uploads alone. */
@@ -177,6 +174,9 @@ export function parseCreateTable(body: unknown): TableDefinition {
   assertTableName(input.name);
   const metadata = input.columns.map((column, index) => parseColumnDefinition(column, `columns.${index}`));
   const files = input.kind === 'files';
+  for (const field of ['maxFileSize', 'allowedTypes'] as const) {
+    if (!files && input[field] !== undefined) throw invalidField(field, `${field} goes with kind "files" (a bucket)`);
+  }
   if (files) {
     metadata.forEach((column, index) => {
       if ((FILE_COLUMNS as readonly string[]).includes(column.name)) throw invalidField(`columns.${index}.name`, `${column.name} is a file column every bucket has`);

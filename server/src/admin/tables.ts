@@ -231,7 +231,9 @@ export class TableAdmin {
     const idType = this.referencedIdType(name, column, '');
     await this.change(async (trx) => {
       // A table whose policy was never stored keeps the policy it has now, even when the new column is an owner column.
-      await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
+      // (A `rules` table's row is always stored, with its rules: an insert of the policy alone would fail the rules
+      // check before ON CONFLICT is reached.)
+      if (table.policy !== 'rules') await trx('_policies').insert({ table_name: name, policy: table.policy }).onConflict('table_name').ignore();
       await trx.schema.alterTable(name, (builder) => {
         addColumn(trx, name, builder, column, idType);
         if (column.isOwnerColumn) builder.index([column.name, ID_COLUMN], ownerIndexName(name, column.name));
