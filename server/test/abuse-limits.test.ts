@@ -221,6 +221,8 @@ describe('configuration', () => {
     expect(readProjectConfig(withConfig({ limits: false })).limits).toBe(false);
     const limits = readProjectConfig(withConfig({ limits: { signupsPerAddress: { max: 5, windowSeconds: 60 } } })).limits;
     expect(limits).toEqual({ ...DEFAULT_LIMITS, signupsPerAddress: { max: 5, windowSeconds: 60 } });
+    const files = readProjectConfig(withConfig({ limits: { uploadsPerUser: { max: 9, windowSeconds: 60 }, storageBytesPerUser: { max: 1024 } } })).limits;
+    expect(files).toEqual({ ...DEFAULT_LIMITS, uploadsPerUser: { max: 9, windowSeconds: 60 }, storageBytesPerUser: { max: 1024 } });
   });
 
   it.each([
@@ -230,6 +232,9 @@ describe('configuration', () => {
     [{ limits: { signupsPerAddress: { max: 5 } } }],
     [{ limits: { signupsPerAddress: { max: 5, windowSeconds: 1.5 } } }],
     [{ limits: { signupsPerAddress: { max: 5, windowSeconds: 60, burst: 2 } } }],
+    [{ limits: { storageBytesPerUser: { max: 0 } } }],
+    [{ limits: { storageBytesPerUser: { max: 10, windowSeconds: 60 } } }],
+    [{ limits: { storageBytesPerUser: 10 } }],
   ])('refuses %j with a message naming the file', (content) => {
     const file = withConfig(content);
     expect(() => readProjectConfig(file)).toThrow(file);

@@ -108,7 +108,7 @@ export class ObjectRegistry {
     )).rows.map((row) => row.table_name);
     let deleted = 0;
     for (const table of tables) {
-      const held = exists(table) ? `AND EXISTS (SELECT 1 FROM ${quote(table)} r WHERE r.id::text = o.record_id AND r.sha256 = o.sha256)` : '';
+      const held = exists(table) ? `AND EXISTS (SELECT 1 FROM ${quote(table)} r WHERE r.id::text = o.record_id AND r.sha256 = o.sha256)` : 'AND false';
       for (;;) {
         const keys = (await this.knex.raw<{ rows: Array<{ key: string }> }>(
           `SELECT o.key FROM _basalt_file_objects o

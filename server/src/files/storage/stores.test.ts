@@ -64,6 +64,16 @@ describe.each(['file', 's3'])('the %s driver', (driver) => {
     await store.delete('photos/f1/sha');
   });
 
+  it('moves an object to another key, replacing what was there', async () => {
+    const store = stores[driver]!();
+    await store.put('docs/m1/upload-1', Readable.from(['staged']));
+    await store.put('docs/m1/final', Readable.from(['old']));
+    await store.move('docs/m1/upload-1', 'docs/m1/final');
+    expect(await read(await store.get('docs/m1/final'))).toBe('staged');
+    expect(await store.get('docs/m1/upload-1')).toBeNull();
+    await store.delete('docs/m1/final');
+  });
+
   it('replaces an object of the same key whole, and a failed stream leaves the old one', async () => {
     const store = stores[driver]!();
     await store.put('docs/d1/v', Readable.from(['first']));
