@@ -58,6 +58,8 @@ export interface HarnessOptions {
   email?: EmailSettings;
   /** `auth.providers` of config.json (issue 27). */
   providers?: ProviderConfig[];
+  /** JWT_SECRET; default TEST_SECRET. */
+  jwtSecret?: string;
   /** STORAGE_URL's settings; default: a fresh temporary directory per harness (removed on close). */
   storage?: StorageSettings;
   /** Listen on this port (a provider must know Basalt's callback before it starts); default: any free one. */
@@ -83,7 +85,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const database = options.database ?? (await createTestDatabase());
   const storage = options.storage ?? { driver: 'file' as const, directory: await mkdtemp(path.join(os.tmpdir(), 'basalt-files-')) };
   const services = await createServices({
-    jwtSecret: TEST_SECRET,
+    jwtSecret: options.jwtSecret ?? TEST_SECRET,
     bcryptCost: 4,
     ...connectionOf(options, database),
     signupEnabled: options.signupEnabled ?? true,

@@ -123,7 +123,12 @@ export class Downloads {
         if (typeof value !== 'string' && typeof value !== 'number') throw invalidField(`transform.${key}`, `${key} must be a number or a word`);
         transformText[key] = String(value);
       }
-      parseTransform(transformText);
+      try {
+        parseTransform(transformText);
+      } catch (error) {
+        const parameter = (error as ApiError).details?.parameter;
+        throw typeof parameter === 'string' ? invalidField(`transform.${parameter}`, (error as ApiError).message) : error;
+      }
     }
     const row = await this.files.row(caller, tableName, id);
     if (Object.keys(transformText).length > 0 && !transformable(row.type)) throw invalidField('transform', `${row.type} is not an image that can be transformed`);
