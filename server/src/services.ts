@@ -1,24 +1,25 @@
 import path from 'node:path';
 import { PROJECT_ROOT, type PoolMode, type ReplicaConfig } from './config.js';
 import { createFiles, type Files } from './files/wiring.js';
+import { createAuth } from './auth/wiring.js';
 import type { StorageSettings } from './files/storage/settings.js';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Limits } from '@basalt/contract';
 import { DEFAULT_LIMITS } from '@basalt/contract';
-import { AccountService } from './auth/accounts.js';
-import { AbuseLimiter } from './auth/limits.js';
-import { AuthSweeper } from './auth/sweep.js';
-import { KeyService } from './auth/keys/service.js';
-import { PasswordChanges } from './auth/passwordChanges.js';
-import { SessionStore } from './auth/sessions.js';
+import type { AccountService } from './auth/accounts.js';
+import type { AbuseLimiter } from './auth/limits.js';
+import type { AuthSweeper } from './auth/sweep.js';
+import type { KeyService } from './auth/keys/service.js';
+import type { PasswordChanges } from './auth/passwordChanges.js';
+import type { SessionStore } from './auth/sessions.js';
 import { PasswordHasher } from './auth/passwords.js';
-import { TokenService } from './auth/tokens.js';
+import type { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
 import { pgTypes } from './db/pgTypes.js';
 import { MAX_PREPARED_PER_CONNECTION, PreparedPool } from './db/preparedPool.js';
 import { prepareDatabase } from './db/prepare.js';
-import { listenForSchemaChanges, notifySchemaChange, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
+import { listenForSchemaChanges, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
 import { SchemaCache } from './db/schemaCache.js';
 import { cursorKeyFrom, type RecordDeps } from './records/index.js';
 import { TableAdmin } from './admin/tables.js';
@@ -31,11 +32,11 @@ import { OwnerIndexUpgrade } from './admin/ownerIndexes.js';
 import { FirstCount } from './tracking/count.js';
 import { Replicas } from './replicas/router.js';
 import { CountFolder } from './tracking/fold.js';
-import { EmailService } from './auth/email/service.js';
-import { Mfa } from './auth/mfa/service.js';
-import { ProvidersService } from './auth/providers/service.js';
+import type { EmailService } from './auth/email/service.js';
+import type { Mfa } from './auth/mfa/service.js';
+import type { ProvidersService } from './auth/providers/service.js';
 import type { ProviderConfig } from './auth/providers/settings.js';
-import { defaultEmailSettings, type EmailSettings } from './auth/email/settings.js';
+import type { EmailSettings } from './auth/email/settings.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -175,54 +176,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     ownerIndexes.start(cache.servedTables());
     const folder = new CountFolder(knex, options.onError);
     folder.start();
-    const tokens = new TokenService(options.jwtSecret);
-    const limiter = new AbuseLimiter(knex, options.limits ?? DEFAULT_LIMITS);
-    const sweeper = new AuthSweeper(knex, options.onError);
-    sweeper.start();
-    const sessions = new SessionStore(knex, tokens, limiter);
-    // A revoked key is a change every process obeys from its next request, as a schema change is (auth/keys.ts).
-    const keys = new KeyService(knex, () => cache.version, (trx) => notifySchemaChange(trx), options.onError);
-    const emailSettings = options.email ?? defaultEmailSettings();
-    const mfa = new Mfa(knex, options.jwtSecret, emailSettings.projectName, sessions, limiter);
-    const accounts = new AccountService(
-      knex,
-      sessions,
-      passwords,
-      limiter,
-      {
-        signupEnabled: options.signupEnabled,
-        verification: emailSettings.verification,
-        sendVerification: (user, locale) => email.flows.sendVerificationFor(user, locale),
-        completeSignIn: (user, userAgent) => mfa.signIn.complete(user, userAgent),
-      },
-      (userId, trx) => keys.revokeAll(userId, trx),
-    );
-    const passwordChanges = new PasswordChanges(knex, accounts, sessions, passwords);
-    const email: EmailService = new EmailService({
-      knex,
-      settings: emailSettings,
-      jwtSecret: options.jwtSecret,
-      accounts,
-      sessions,
-      passwords,
-      passwordChanges,
-      limiter,
-      completeSignIn: (user, userAgent, trx) => mfa.signIn.complete(user, userAgent, trx),
-      ...(options.announceMail ? { announce: options.announceMail } : {}),
-      ...(options.onError ? { onError: options.onError } : {}),
-    });
-    await email.start();
-    const providers = new ProvidersService({
-      knex,
-      configs: options.providers ?? [],
-      jwtSecret: options.jwtSecret,
-      accounts,
-      signupEnabled: options.signupEnabled,
-      site: email.settings,
-      complete: mfa.signIn.complete,
-      limiter,
-      ...(options.onError ? { onError: options.onError } : {}),
-    });
+    const { tokens, limiter, sweeper, sessions, keys, mfa, accounts, passwordChanges, email, providers } = await createAuth(knex, cache, passwords, options);
     await providers.start();
     const current = listener;
     // Capture stays on a minute past the retention after the last subscriber left: a resume within it misses nothing.
