@@ -38,6 +38,7 @@ export async function serve(
     email: config.email,
     providers: config.providers,
     storage: config.storage,
+    production: config.production,
     ...(config.production ? {} : { announceMail: (message: string) => logger.info(message) }),
     prepare: !options.prepared,
     onError: (error) => logger.warn({ err: error }, 'background work'),

@@ -74,6 +74,8 @@ export interface ServiceOptions {
   announceMail?: (message: string) => void;
   /** STORAGE_URL: where files' bytes live; default the local directory `.data/files`. */
   storage?: StorageSettings;
+  /** NODE_ENV=production: signed links need PUBLIC_URL set (a default localhost URL would be a broken link). */
+  production?: boolean;
 }
 
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
@@ -214,7 +216,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       },
     };
     const storage = options.storage ?? { driver: 'file' as const, directory: path.join(PROJECT_ROOT, '.data', 'files') };
-    const files = await createFiles({ knex, cache, records, limiter, limits: options.limits ?? DEFAULT_LIMITS, jwtSecret: options.jwtSecret, storage, publicUrl: () => email.settings.publicUrl, onError: options.onError });
+    const files = await createFiles({ knex, cache, records, limiter, limits: options.limits ?? DEFAULT_LIMITS, jwtSecret: options.jwtSecret, storage, publicUrl: () => (options.production && email.settings.publicUrlIsDefault ? null : email.settings.publicUrl), onError: options.onError });
     records.deleted = (table, id) => void files.service.deleted(table, id).catch((error: unknown) => options.onError?.(error));
     return {
       knex,

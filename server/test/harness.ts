@@ -58,6 +58,8 @@ export interface HarnessOptions {
   email?: EmailSettings;
   /** `auth.providers` of config.json (issue 27). */
   providers?: ProviderConfig[];
+  /** NODE_ENV=production as services see it (signed links then need PUBLIC_URL). */
+  production?: boolean;
   /** JWT_SECRET; default TEST_SECRET. */
   jwtSecret?: string;
   /** STORAGE_URL's settings; default: a fresh temporary directory per harness (removed on close). */
@@ -98,6 +100,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     email: options.email,
     providers: options.providers,
     storage,
+    production: options.production,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -35,7 +35,7 @@ export class Downloads {
     private readonly files: FileService,
     private readonly signer: LinkSigner,
     private readonly transformer: ImageTransformer,
-    private readonly publicUrl: () => string,
+    private readonly publicUrl: () => string | null,
   ) {}
 
   /** The query's parameters: transform parameters, and `expires` with `sig` on a signed link; anything else 400. */
@@ -130,10 +130,12 @@ export class Downloads {
         throw typeof parameter === 'string' ? invalidField(`transform.${parameter}`, (error as ApiError).message) : error;
       }
     }
+    const base = this.publicUrl();
+    if (base === null) throw new ApiError('UNAVAILABLE', 'Signed links need PUBLIC_URL: set it to the URL this service is reached at');
     const row = await this.files.row(caller, tableName, id);
     if (Object.keys(transformText).length > 0 && !transformable(row.type)) throw invalidField('transform', `${row.type} is not an image that can be transformed`);
     const query = this.signer.sign({ table: tableName, id: row.id, sha256: row.sha256 }, expiresIn, transformText);
     const expiresAt = new Date(Number(query.get('expires')) * 1000).toISOString();
-    return { url: `${this.publicUrl()}/files/${encodeURIComponent(tableName)}/${encodeURIComponent(row.id)}?${query.toString()}`, expiresAt };
+    return { url: `${base}/files/${encodeURIComponent(tableName)}/${encodeURIComponent(row.id)}?${query.toString()}`, expiresAt };
   }
 }

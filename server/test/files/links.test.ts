@@ -87,6 +87,18 @@ describe('signed links', () => {
     }
   });
 
+  it('need PUBLIC_URL in production: 503 naming it rather than a link to localhost', async () => {
+    const { directory } = f.h.services.files.service.registry.store as LocalStore;
+    const production = await startHarness({ database: f.h.database, storage: { driver: 'file', directory }, production: true });
+    try {
+      const response = await production.request().post(`/files/private/${file.id}/sign`).set(f.member.auth).send({ expiresIn: 60 });
+      expect(response.status).toBe(503);
+      expect(response.body.error.message).toMatch(/PUBLIC_URL/);
+    } finally {
+      await production.close();
+    }
+  });
+
   it('are signed only by who may read the file, for at most 7 days', async () => {
     expect((await sign(file.id, { expiresIn: 60 }, f.other.auth)).status).toBe(404);
     expect((await sign(file.id, { expiresIn: 60 }, {} as never)).status).toBe(401);
