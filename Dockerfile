@@ -44,6 +44,8 @@ COPY --from=build /app/client/package.json client/
 COPY --from=build /app/client/dist client/dist
 COPY --from=build /app/console/dist console/dist
 COPY config.json ./
+# Files' bytes (STORAGE_URL=file:///data/files in compose): a volume mounted here starts owned by the service's user.
+RUN mkdir -p /data/files && chown node:node /data/files
 USER node
 EXPOSE 3000
 # Readiness (/ready: migrated, schema loaded, database answering, not stopping); node images have no curl.

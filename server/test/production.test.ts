@@ -36,6 +36,9 @@ describe('containers', () => {
       await fs.copyFile(path.join(root, '.env.example'), path.join(dir, '.env'));
       const { stdout } = await run('docker-compose', ['-f', path.join(dir, 'docker-compose.yml'), 'config'], { cwd: dir });
       expect(stdout).toContain('condition: service_healthy');
+      // Buckets' bytes outlive the container: a named volume where STORAGE_URL points.
+      expect(stdout).toContain('STORAGE_URL: file:///data/files');
+      expect(stdout).toContain('files:/data/files');
       await run('docker-compose', ['-f', path.join(dir, 'docker-compose.yml'), 'config', '-q'], { cwd: dir });
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
