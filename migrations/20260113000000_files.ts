@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * its cached variants), registered before the bytes are written: the sweep deletes an object whose row does not hold
  * it (by id and sha256) once it is an hour old, so a crash, a refused create or a killed upload leaves nothing for good,
  * and no store ever needs listing. `_basalt_file_uploads` is the state of resumable (tus) uploads, so any process
- * continues one.
+ * continues one: the offset, the parts stored so far in order (`part_keys`; `parts` counts them) and a lease
+ * (`locked_by` until `locked_until`; `release_asked` when another request waits for it) that serializes one upload's
+ * requests across processes (files/tus/locker.ts).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -39,7 +41,11 @@ export async function up(knex: Knex): Promise<void> {
       parts integer NOT NULL DEFAULT 0,
       metadata jsonb NOT NULL DEFAULT '{}',
       completed_record text,
-      created_at timestamptz NOT NULL DEFAULT now()
+      created_at timestamptz NOT NULL DEFAULT now(),
+      part_keys text[] NOT NULL DEFAULT '{}',
+      locked_by text,
+      locked_until timestamptz,
+      release_asked boolean NOT NULL DEFAULT false
     )`);
   await knex.raw(`CREATE INDEX _basalt_file_uploads_created_idx ON _basalt_file_uploads (created_at)`);
 }

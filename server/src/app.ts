@@ -65,7 +65,7 @@ export function createApp(services: Services, options: AppOptions): Express {
   };
   // Mails' links open Basalt's confirm page (a page of the console) when auth.siteUrl is unset; a GET spends nothing.
   app.get(CONFIRM_PAGE, consolePage);
-  const files = { files: services.files.service, downloads: services.files.downloads, tokens: services.tokens, keys: services.keys, ...shared };
+  const files = { files: services.files.service, downloads: services.files.downloads, uploads: services.files.uploads, tokens: services.tokens, keys: services.keys, ...shared };
   app.use('/files', fileRoutes(files));
   app.get('/admin/tables/:name/files/:id', adminFileRoute(files));
   app.use('/auth', authRoutes(services, { ...shared, signupEnabled: services.signupEnabled }));

@@ -74,7 +74,14 @@ async function download(deps: FileRouteDeps, req: Request, res: Response, proof:
 export function fileRoutes(deps: FileRouteDeps): Router {
   const router = Router();
   const readObject = jsonObjectReader(deps.bodyLimitBytes);
-  if (deps.uploads) router.use(`/:table/${UPLOADS_SEGMENT}`, deps.uploads);
+  const { uploads } = deps;
+  // tus (files/tus/): the caller first, as on every /files route (401 in the envelope before tus reads anything).
+  if (uploads) {
+    router.use(`/:table/${UPLOADS_SEGMENT}`, async (req, res, next) => {
+      await callerOf(req, deps);
+      await uploads(req, res, next);
+    });
+  }
 
   router.post('/:table', async (req, res) => {
     const caller = await callerOf(req, deps);

@@ -65,6 +65,8 @@ function metadataOf(table: TableSchema, fields: Record<string, string>): Record<
   const body: Record<string, unknown> = {};
   for (const [key, text] of Object.entries(fields)) {
     if (key === 'name') continue;
+    // The file's id is the server's (a body may choose a record's id; an upload may not).
+    if (key === ID_COLUMN) throw invalidField(key, `${key} is set by the server: a file's id is chosen when it is uploaded`);
     const column = table.columns.get(key);
     if (column?.type === 'json') {
       try {

@@ -1,3 +1,4 @@
+import type { RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Limits } from '@basalt/contract';
 import type { AbuseLimiter } from '../auth/limits.js';
@@ -10,11 +11,14 @@ import { FileService } from './service.js';
 import { ObjectRegistry } from './storage/objects.js';
 import { openStore, type StorageSettings } from './storage/settings.js';
 import { ImageTransformer } from './transform/images.js';
+import { createUploads } from './tus/handler.js';
 
 /** The files part of one process (issue 28): storage, the registry of objects, uploads, downloads and the sweep. */
 export interface Files {
   service: FileService;
   downloads: Downloads;
+  /** Resumable uploads (tus, files/tus/): mounted at `/files/:table/uploads` once the caller is known. */
+  uploads: RequestHandler;
   sweep: FileSweep;
   close(): Promise<void>;
 }
@@ -27,8 +31,8 @@ export interface FilesOptions {
   limits: Limits | false;
   jwtSecret: string;
   storage: StorageSettings;
-  /** PUBLIC_URL as it stands (signed links are absolute). */
-  publicUrl(): string;
+  /** PUBLIC_URL as it stands (signed links are absolute); null in production when it is not set. */
+  publicUrl(): string | null;
   onError?: (error: unknown) => void;
 }
 
@@ -56,6 +60,8 @@ export async function createFiles(options: FilesOptions): Promise<Files> {
   const service = new FileService({ knex: options.knex, cache: options.cache, records: options.records, registry, limiter: options.limiter, limits: options.limits });
   const downloads = new Downloads(service, new LinkSigner(options.jwtSecret), new ImageTransformer(), options.publicUrl);
   const sweep = new FileSweep(registry, options.cache, options.knex, options.onError);
+  // Without PUBLIC_URL in production, tus's Location is relative: clients resolve it against the URL they used.
+  const uploads = createUploads({ knex: options.knex, registry, files: service, publicUrl: () => options.publicUrl() ?? '', onError: options.onError });
   sweep.start(FILE_SWEEP_INTERVAL_MS);
-  return { service, downloads, sweep, close: () => sweep.stop() };
+  return { service, downloads, uploads, sweep, close: () => sweep.stop() };
 }

@@ -69,7 +69,7 @@ describe.each(DRIVERS)('files on the %s driver', (driver) => {
       expect(response.status, name).toBe(400);
       expect(response.body.error.details).toEqual({ field: 'name' });
     }
-    for (const [query, field] of [['?nope=1', 'nope'], ['?size=1', 'size'], ['?sha256=ab', 'sha256'], ['?user_id=' + f.other.id, 'user_id'], ['?rank=x', 'rank'], ['?tags={', 'tags']] as const) {
+    for (const [query, field] of [['?id=chosen', 'id'], ['?nope=1', 'nope'], ['?size=1', 'size'], ['?sha256=ab', 'sha256'], ['?user_id=' + f.other.id, 'user_id'], ['?rank=x', 'rank'], ['?tags={', 'tags']] as const) {
       const response = await upload('x', query);
       expect(response.status, query).toBe(400);
       expect(response.body.error.details).toEqual({ field });
