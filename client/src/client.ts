@@ -1,5 +1,6 @@
 import { AdminClient } from './admin.js';
 import { AuthClient } from './auth.js';
+import { Bucket, DEFAULT_RESUMABLE_ABOVE, type FilesContext } from './files.js';
 import { Http, type FetchLike } from './http.js';
 import { Realtime, type StreamCredentials } from './realtime.js';
 import { webLocks, type LockManagerLike } from './session/refreshLock.js';
@@ -36,6 +37,11 @@ export interface ClientOptions {
    * and servers. It acts as its user under the same policies; /auth and /admin refuse it.
    */
   apiKey?: string;
+  /**
+   * Uploads larger than this many bytes are resumable (tus) unless the call says `resumable`. Default 6 MiB: below
+   * it one request is cheaper than tus's three and a retry costs little. `Infinity`: never; `0`: always.
+   */
+  resumableAbove?: number;
 }
 
 const REFRESH_TIMEOUT_MS = 8_000;
@@ -67,6 +73,7 @@ export class BasaltClient<DB = UntypedDatabase> {
   private readonly sessions: SessionManager;
   private readonly sync: TabSync | undefined;
   private readonly realtime: Realtime;
+  private readonly files: FilesContext;
 
   constructor(
     readonly url: string,
@@ -111,11 +118,15 @@ export class BasaltClient<DB = UntypedDatabase> {
         };
     this.realtime = new Realtime(http, credentials);
     this.admin = new AdminClient<DB>(this.send, http, credentials);
+    this.files = { http, send: this.send, credentials, resumableAbove: options.resumableAbove ?? DEFAULT_RESUMABLE_ABOVE, publicity: new Map() };
   }
 
-  /** The record API of a table: `list`, `get`, `create`, `upsert`, `delete`, typed by the `Database` type. */
+  /**
+   * The record API of a table: `list`, `get`, `create`, `upsert`, `delete`, typed by the `Database` type; for a bucket
+   * (a table of kind `files`) also `upload`, `replace`, `download`, `url` and `sign`.
+   */
   from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
-    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table });
+    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table }, new Bucket<RowOf<DB[T]>>(this.files, table));
   }
 
   /**

@@ -18,6 +18,18 @@ export interface HttpRequest {
   signal?: AbortSignal;
 }
 
+/** A request whose body or answer is not JSON (files): sent with the same credentials and read-your-writes header. */
+export interface RawRequest {
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  path: string;
+  query?: HttpRequest['query'];
+  headers?: Record<string, string>;
+  /** A stream is sent with `duplex: 'half'` (fetch's rule for request streams). */
+  body?: Blob | ReadableStream<Uint8Array> | null;
+  accessToken?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
 export interface HttpResponse<T> {
   status: number;
   body: T;
@@ -26,6 +38,15 @@ export interface HttpResponse<T> {
 /** Encodes one path segment (a table name, an id), so `a/b` or `?` in an id cannot change the route. */
 export function segment(value: string | number): string {
   return encodeURIComponent(String(value));
+}
+
+/** A body parsed as JSON, or undefined when it is empty or not JSON (a proxy's page). */
+export function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function formatQueryValue(value: QueryValue): string {
@@ -47,7 +68,8 @@ export class Http {
   constructor(
     baseUrl: string,
     private readonly anonKey: string | undefined,
-    private readonly fetchImpl: FetchLike,
+    /** The fetch every request goes through (resumable uploads use it too, outside browsers). */
+    readonly fetchImpl: FetchLike,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
@@ -79,13 +101,49 @@ export class Http {
     }
   }
 
-  async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  /** What every request carries: the read-your-writes position and, unless told otherwise, the credentials. */
+  headers(accessToken: string | undefined, credentials = true): Record<string, string> {
+    const headers: Record<string, string> = {};
     if (this.lsn) headers[MIN_LSN_HEADER] = this.lsn;
-    if (request.credentials !== false) {
+    if (credentials) {
       if (this.anonKey) headers[APIKEY_HEADER] = this.anonKey;
-      if (request.accessToken) headers.authorization = `Bearer ${request.accessToken}`;
+      if (accessToken) headers.authorization = `Bearer ${accessToken}`;
     }
+    return headers;
+  }
+
+  /** Remembers a write's `Basalt-Lsn` (requests that do not go through `send`: uploads by XHR or tus). */
+  noteLsn(written: string | null | undefined): void {
+    if (written) this.lsn = laterLsn(this.lsn, written);
+  }
+
+  /**
+   * A request whose body or answer is not JSON: the Response itself when it is a 2xx; an ApiError from the envelope
+   * otherwise; a NetworkError when no answer came. Aborting through `signal` rejects with the signal's reason.
+   */
+  async raw(request: RawRequest): Promise<Response> {
+    const headers = { ...this.headers(request.accessToken), ...request.headers };
+    const init: RequestInit & { duplex?: 'half' } = { method: request.method, headers, signal: request.signal };
+    if (request.body) {
+      init.body = request.body;
+      if (!(request.body instanceof Blob)) init.duplex = 'half';
+    }
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url(request.path, request.query), init);
+    } catch (cause) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new NetworkError(`${request.method} ${request.path} failed: ${reason}`, { cause });
+    }
+    this.noteLsn(response.headers.get(LSN_HEADER));
+    if (response.ok) return response;
+    const text = await response.text().catch(() => '');
+    throw errorFromResponse(response.status, parseJson(text), response.headers.get(REQUEST_ID_HEADER) ?? undefined, parseRetryAfter(response.headers.get('retry-after')));
+  }
+
+  async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers(request.accessToken, request.credentials !== false) };
     let body: string | undefined;
     if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -104,8 +162,7 @@ export class Http {
       throw new NetworkError(`${request.method} ${request.path} failed: ${reason}`, { cause });
     }
     const requestId = response.headers.get(REQUEST_ID_HEADER) ?? undefined;
-    const written = response.headers.get(LSN_HEADER);
-    if (written) this.lsn = laterLsn(this.lsn, written);
+    this.noteLsn(response.headers.get(LSN_HEADER));
     let parsed: unknown;
     try {
       const text = await response.text();

@@ -17,6 +17,17 @@ export { MfaClient, isMfaPending, type MfaPending, type MfaProof } from './mfa.j
 export { parseProviderReturn, type ProviderRedirectOptions, type ProviderReturn } from './providers.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './tableClient.js';
+export {
+  DEFAULT_RESUMABLE_ABOVE,
+  DEFAULT_URL_EXPIRES_IN,
+  type DownloadOptions,
+  type FileBody,
+  type FileRow,
+  type ReplaceOptions,
+  type UploadOptions,
+  type UploadProgress,
+  type UrlOptions,
+} from './files.js';
 export { ApiError, NetworkError, isApiError, isNetworkError } from './errors.js';
 export { memoryStorage, type StorageAdapter } from './session/storage.js';
 export type { Session, AuthChangeEvent } from './session/session.js';
@@ -80,6 +91,9 @@ export type {
   CreateTableInput,
   Credentials,
   ErrorCode,
+  BucketInfo,
+  FileRecord,
+  TransformOptions,
   Policy,
   Profile,
   IndexInfo,

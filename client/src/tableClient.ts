@@ -1,4 +1,5 @@
-import { MAX_LIMIT, type DataResponse } from '@basalt/contract';
+import { MAX_LIMIT, type DataResponse, type TransformOptions } from '@basalt/contract';
+import type { Bucket, DownloadOptions, FileBody, FileRow, ReplaceOptions, UploadOptions, UrlOptions } from './files.js';
 import { segment } from './http.js';
 import { listParameters, selectText, type LooseListQuery } from './queryParameters.js';
 import type { Send } from './transport.js';
@@ -23,6 +24,8 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
     private readonly basePath: string,
     /** Where `subscribe` streams from; absent on the owner's record routes (they have `admin.subscribe`). */
     private readonly live?: { realtime: Realtime; table: string },
+    /** The bucket's bytes (`/files/:table`); absent on the owner's record routes. */
+    private readonly files?: Bucket<Row>,
   ) {}
 
   /**
@@ -105,6 +108,59 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   /** Deletes a record and returns it as it was. */
   async delete(id: RecordId<Row>): Promise<Row> {
     return (await this.send<DataResponse<Row>>({ method: 'DELETE', path: this.recordPath(id) })).data;
+  }
+
+  // Files: for tables of kind `files` (buckets); on any other table the server answers 404.
+
+  /**
+   * Uploads a file as a new row of this bucket (under its `create` rule) and returns the row. `file` is a Blob or File,
+   * bytes, or a ReadableStream (one request; in Node prefer `fs.openAsBlob(path)`, which is sized and resumable).
+   * Above the client's `resumableAbove` (default 6 MiB) the upload is resumable (tus): a dropped connection carries on
+   * from the bytes the server has. `onProgress(sent, total)` is called as bytes leave (browsers: XMLHttpRequest's
+   * upload progress; elsewhere, the bytes fetch has taken), never decreasing, last with `sent === total`. Past the
+   * bucket's `maxFileSize`: 413 `PAYLOAD_TOO_LARGE`; a type outside `allowedTypes`: 400 naming `type`.
+   */
+  upload(file: FileBody, options?: UploadOptions<Omit<Insert, 'id'>>): Promise<FileRow<Row>> {
+    return this.bucket().upload(file, options as UploadOptions<object>);
+  }
+
+  /** Replaces a file's bytes (under `update`; one request, never resumable) and returns the row; its old signed links stop. */
+  replace(id: RecordId<Row>, file: FileBody, options?: ReplaceOptions<Omit<Update, 'id'>>): Promise<FileRow<Row>> {
+    return this.bucket().replace(id, file, options as ReplaceOptions<object>);
+  }
+
+  /** A file's bytes (or an image variant, or a byte range) as a Blob, read with the caller's credentials. */
+  download(id: RecordId<Row>, options?: DownloadOptions): Promise<Blob> {
+    return this.bucket().download(id, options);
+  }
+
+  /** The response of a download itself: stream its body, read `ETag`, `Content-Type`, `Content-Range`. */
+  downloadResponse(id: RecordId<Row>, options?: DownloadOptions): Promise<Response> {
+    return this.bucket().downloadResponse(id, options);
+  }
+
+  /**
+   * A link that works without credentials (an `<img src>`, a share): the plain `<url>/files/<table>/<id>` when the
+   * bucket's read rule is `true` for anon, else a signed link (`expiresIn`, default 1 hour). Plain or signed is the
+   * server's call: a download's `Cache-Control` is `public` exactly for such buckets, so the first `url()` of a
+   * bucket sends one HEAD for the file, and the answer is kept a minute for every file of the bucket. `public: true`
+   * skips the question (plain), `public: false` always signs. The caller must be able to read the file either way.
+   */
+  url(id: RecordId<Row>, options?: UrlOptions): Promise<string> {
+    return this.bucket().url(id, options);
+  }
+
+  /**
+   * A signed link to the file (or to one image variant), usable by anyone until `expiresIn` seconds have passed (at
+   * most 7 days, `MAX_SIGNED_LINK_SECONDS`) or the file is replaced. The caller must be able to read the file.
+   */
+  sign(id: RecordId<Row>, expiresIn: number, transform?: TransformOptions): Promise<string> {
+    return this.bucket().sign(id, expiresIn, transform);
+  }
+
+  private bucket(): Bucket<Row> {
+    if (!this.files) throw new TypeError('Files are for client.from(bucket); the owner reads bytes through it too');
+    return this.files;
   }
 
   private recordPath(id: string | number): string {

@@ -8,7 +8,8 @@ export type SendRequest = Omit<HttpRequest, 'accessToken' | 'credentials'>;
 /** Sends a request with the caller's credentials and returns the parsed body. */
 export type Send = <T>(request: SendRequest) => Promise<T>;
 
-function isTokenExpired(error: unknown): boolean {
+/** A 401 that says the access token expired: worth one shared refresh and one retry. */
+export function isTokenExpired(error: unknown): boolean {
   return error instanceof ApiError && error.status === 401 && error.details?.reason === TOKEN_EXPIRED_REASON;
 }
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { READ_ONLY_KEY_REASON, SIGNED_LINK_PARAMETERS, TRANSFORM_PARAMETERS } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
-import { ApiError, invalidField, invalidParameter, notFound } from '../errors.js';
+import { ApiError, invalidField, invalidParameter, notFound, unauthorized } from '../errors.js';
 import type { Caller } from '../policies/caller.js';
 import { isReadOnly } from '../policies/caller.js';
 import { forbidden } from '../errors.js';
@@ -20,7 +20,7 @@ import { fileKey, variantKey } from './storage/objects.js';
 export const MAX_VARIANTS = 20;
 
 /** How the request proves access: its credentials, or a signed link's expiry and signature. */
-export type Proof = { caller: Caller; surface: 'api' | 'admin' } | { link: { expires: string; sig: string } };
+export type Proof = { caller: Caller; surface: 'api' | 'admin'; bare?: true } | { link: { expires: string; sig: string } };
 
 export interface DownloadRequest {
   table: string;
@@ -66,7 +66,9 @@ export class Downloads {
       row = found;
       cacheControl = `private, max-age=${left}`;
     } else {
-      const { caller, surface } = proof as Extract<Proof, { caller: Caller }>;
+      const { caller, surface, bare } = proof as Extract<Proof, { caller: Caller }>;
+      // A request without credentials is anon only where anon reads every row (a plain URL, API.md "Client library").
+      if (bare && !this.files.publicBucket(table)) throw unauthorized('Credentials are required: an Authorization bearer token or an apikey header (or a signed link)');
       row = await this.files.row(caller, table.name, request.id, surface);
       cacheControl = surface === 'api' && this.files.publicBucket(table) ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate';
     }

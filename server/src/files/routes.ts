@@ -1,5 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { UPLOADS_SEGMENT } from '@basalt/contract';
+import { APIKEY_HEADER, UPLOADS_SEGMENT } from '@basalt/contract';
 import { resolveCaller } from '../auth/credentials.js';
 import type { KeyService } from '../auth/keys/service.js';
 import type { TokenService } from '../auth/tokens.js';
@@ -7,7 +7,7 @@ import { originOf } from '../auth/origin.js';
 import { jsonObjectReader } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { invalidParameter } from '../errors.js';
-import type { Caller } from '../policies/caller.js';
+import { ANON, type Caller } from '../policies/caller.js';
 import { readMultipart } from './bytes/multipart.js';
 import { sendFile } from './bytes/serve.js';
 import type { Downloads, Proof } from './download.js';
@@ -105,7 +105,9 @@ export function fileRoutes(deps: FileRouteDeps): Router {
   router.get('/:table/:id', async (req, res) => {
     const signed = req.query.sig !== undefined || req.query.expires !== undefined;
     // A signed link is its own proof: credentials sent with it are not asked.
-    const proof: Proof = signed ? { link: { expires: String(req.query.expires), sig: String(req.query.sig) } } : { caller: await callerOf(req, deps), surface: 'api' };
+    // No credentials at all (an <img src>, a shared URL): anon for a bucket anon reads whole, else the 401 of /api.
+    const bare = req.headers.authorization === undefined && req.headers[APIKEY_HEADER] === undefined;
+    const proof: Proof = signed ? { link: { expires: String(req.query.expires), sig: String(req.query.sig) } } : bare ? { caller: ANON, surface: 'api', bare: true } : { caller: await callerOf(req, deps), surface: 'api' };
     await download(deps, req, res, proof, String(req.params.table), String(req.params.id));
   });
 

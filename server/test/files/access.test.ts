@@ -18,6 +18,7 @@ const buckets = {
   'rules-anon': { policy: 'rules', rules: { read: 'true', create: 'true', update: 'false', delete: 'false' } },
 } as const;
 const names = Object.keys(buckets) as Array<keyof typeof buckets>;
+const publicBuckets = new Set<string>(['public-read', 'rules-anon']);
 const tableOf = (policy: string) => `b_${policy.replace(/-/g, '_')}`;
 const files: Record<string, string[]> = {};
 
@@ -43,13 +44,22 @@ describe('downloads answer exactly what reading the row answers', () => {
     const table = tableOf(name);
     for (const [who, headers] of Object.entries(callers())) {
       for (const id of [...files[name]!, 'missing-id']) {
-        const row = await f.h.request().get(`/api/${table}/${id}`).set(headers);
+        // No credentials at all is anon where anon reads every row (plain URLs for <img>), else the 401 of /api.
+        const row = await f.h.request().get(`/api/${table}/${id}`).set(who === 'none' && publicBuckets.has(name) ? anonHeaders(f.h) : headers);
         const bytes = await f.h.request().get(`/files/${table}/${id}`).set(headers);
         const head = await f.h.request().head(`/files/${table}/${id}`).set(headers);
         expect([bytes.status, head.status], `${who} ${id}`).toEqual([row.status, row.status]);
         if (row.status !== 200) expect(bytes.body.error.code, `${who} ${id}`).toBe(row.body.error.code);
       }
     }
+  });
+
+  it('serves a bucket anon reads whole without any credentials (a plain URL), and no other', async () => {
+    const open = await f.h.request().get(`/files/${tableOf('public-read')}/${files['public-read']![0]}?width=16`);
+    expect(open.status).toBe(400);
+    expect((await f.h.request().get(`/files/${tableOf('public-read')}/${files['public-read']![0]}`)).status).toBe(200);
+    const closed = await f.h.request().get(`/files/${tableOf('rules-shared')}/${files['rules-shared']![1]}`);
+    expect([closed.status, closed.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
   });
 
   it('says public for a bucket anon reads whole, private otherwise', async () => {
