@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImageTransformer, MAX_WAITING } from '../../src/files/transform/images.js';
-import { png, startFiles, type FilesHarness } from './support.js';
+import { DRIVERS, png, startFiles, type FilesHarness } from './support.js';
 
 /**
  * Image transforms with sharp on real images (API.md, Files): sizes rounded up to 16, formats, variants cached in
@@ -18,14 +18,14 @@ const bytesOf = (path: string, headers: Record<string, string>) =>
     res.on('end', () => done(null, Buffer.concat(chunks)));
   });
 
-beforeAll(async () => {
-  f = await startFiles('file');
-  await f.bucket({ name: 'photos', policy: 'owner-scoped' });
-  image = (await f.h.request().post('/files/photos?name=p.png').set(f.member.auth).send(await png(640, 480))).body.data;
-});
-afterAll(() => f.close());
+describe.each(DRIVERS)('transforms on the %s driver', (driver) => {
+  beforeAll(async () => {
+    f = await startFiles(driver);
+    await f.bucket({ name: 'photos', policy: 'owner-scoped' });
+    image = (await f.h.request().post('/files/photos?name=p.png').set(f.member.auth).send(await png(640, 480))).body.data;
+  });
+  afterAll(() => f.close());
 
-describe('transforms', () => {
   it('resizes and converts, rounding sides up to 16, and caches the variant', async () => {
     const first = await bytesOf(`/files/photos/${image.id}?width=100&format=webp`, f.member.auth);
     expect(first.status).toBe(200);
