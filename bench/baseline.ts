@@ -14,6 +14,7 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { BARE, ITEMS, MY_ITEMS, PAGE, SHARED_ITEMS } from './scenarios.js';
 import { ARTICLES, MEMBERSHIPS, PROJECTS, TASKS, TICKETS } from './ruleScenarios.js';
+import { fileRoutes } from './baselineFiles.js';
 
 const env = (name: string) => process.env[name] ?? '';
 // The same pool size as each Basalt process (knex pool max 10), so neither side gets more database concurrency.
@@ -322,7 +323,10 @@ async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
   throw new HttpError(404, 'route');
 }
 
+// Issue 28's F1 and F2: files on disk (bench/baselineFiles.ts), streamed rather than answered as JSON.
+const files = fileRoutes(pool, env('FILES_DIR'), { requireAnon, requireUser });
 const server = http.createServer((req, res) => {
+  if (files(req, res)) return;
   route(req).then(
     ([status, body]) => {
       res.writeHead(status, { 'content-type': 'application/json' });

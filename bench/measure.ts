@@ -26,6 +26,8 @@ export interface Bench {
    * the end of the round's scenarios when A1 is not run), so its ratio to A1 pairs runs minutes apart at most.
    */
   secondStep?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
+  /** F2 (bench/fileTransfers.ts), when selected: its runs of one round, after the round's other scenarios. */
+  transfers?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
 }
 
 export function loadOptions(bench: Bench, scenarios: Scenario[]): LoadOptions {
@@ -43,6 +45,7 @@ export interface Sample {
   /** What the load itself found wrong beyond statuses and errors (A1M: a pool that ran dry, a shape). */
   problems?: string[];
   flow?: RunRecord['flow'];
+  transfer?: RunRecord['transfer'];
 }
 
 async function sample(bench: Bench, name: ServerName, label: string, scenarios: Scenario[], options: LoadOptions, settleFirst = true): Promise<Sample> {
@@ -64,7 +67,7 @@ async function sampleLoads(bench: Bench, name: ServerName, label: string, loads:
 }
 
 /** What a load run answers: its result (and a second load's), with what it found wrong and its own details. */
-export type LoadRun = Pick<Sample, 'load' | 'extra' | 'problems' | 'flow'>;
+export type LoadRun = Pick<Sample, 'load' | 'extra' | 'problems' | 'flow' | 'transfer'>;
 
 /** One run of any load on one server (`run` is given the server's URL), with the CPU it cost and the log it wrote. */
 export async function sampleRun(bench: Bench, name: ServerName, label: string, run: (url: string) => Promise<LoadRun>, settleFirst = true): Promise<Sample> {
@@ -110,6 +113,7 @@ export function record(bench: Bench, name: ServerName, label: string, phase: Run
     problems,
     ...(extra ? { extra } : {}),
     ...(run.flow ? { flow: run.flow } : {}),
+    ...(run.transfer ? { transfer: run.transfer } : {}),
   };
   console.log(describeRun(result));
   if (problems.length) console.error(`!!! INVALID RUN (${phase} round ${round} ${label} on ${name}): ${problems.join('; ')}`);
@@ -164,11 +168,13 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
     for (const scenario of scenarios) {
       // Sign-ins leave seconds of hashing queued when a run stops: they run whole, the others in slices.
       const sliced = bench.options.slices > 1 && !scenario.durationFactor && scenario.name !== 'M1' && phase === 'main';
-      const sides = order.map((server) => ({ server, scenario, label: scenario.name }));
-      bench.records.push(...(sliced ? await measureInSlices(bench, sides, phase, round) : await measureInTurn(bench, order, scenario.name, phase, round, [scenario])));
+      const servers = scenario.basaltOnly ? order.filter((server) => server !== 'baseline') : order;
+      const sides = servers.map((server) => ({ server, scenario, label: scenario.name }));
+      bench.records.push(...(sliced ? await measureInSlices(bench, sides, phase, round) : await measureInTurn(bench, servers, scenario.name, phase, round, [scenario])));
       if (scenario === A1 && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
     }
     if (!scenarios.includes(A1) && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
+    if (phase === 'main' && bench.transfers) bench.records.push(...(await bench.transfers(order, round)));
     if (phase === 'growth') {
       // Issue 16's comparisons: Basalt's page with its total, the baseline's without, taking turns slice by slice.
       for (const pair of TOTAL_PAIRS) {

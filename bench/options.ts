@@ -33,7 +33,8 @@ const HELP = `npm run bench -- [options]
   --connections N     keep-alive connections (default 32)
   --out FILE          report file (default docs/performance.md; smoke and --only: none)
   --only W1,W2,B1     only these scenarios of the main part, for a quick look at a change (no growth part,
-                      no A1+R2 or A2, no report file unless --out); --only A1,A1M: sign-in with and without TOTP
+                      no A1+R2 or A2, no report file unless --out); --only A1,A1M: sign-in with and without TOTP;
+                      --only F1,F2,F3: files (issue 28)
   --database-url URL  Postgres server to create the benchmark database on
                       (default: BENCH_DATABASE_URL, TEST_DATABASE_URL, else an embedded PostgreSQL)`;
 

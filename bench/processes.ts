@@ -113,12 +113,8 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/**
- * CPU milliseconds spent so far by a process and all its live descendants (cluster workers, Postgres backends).
- * Each process's own time plus its reaped children's (cutime, cstime), so a child that exits between two samples
- * still counts: its time moves into its parent's, and the difference of two samples stays the work done between them.
- */
-export function treeCpuMs(rootPid: number): number {
+/** Every live process's stat, and each one's children. */
+function processTable(): { stats: Map<number, ProcStat>; children: Map<number, number[]> } {
   const stats = new Map<number, ProcStat>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -127,14 +123,44 @@ export function treeCpuMs(rootPid: number): number {
   }
   const children = new Map<number, number[]>();
   for (const [pid, stat] of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
-  let ticks = 0;
+  return { stats, children };
+}
+
+function descendants(rootPid: number, children: Map<number, number[]>): number[] {
+  const found: number[] = [];
   const pending = [rootPid];
   while (pending.length) {
     const pid = pending.pop()!;
-    ticks += stats.get(pid)?.ticks ?? 0;
+    found.push(pid);
     pending.push(...(children.get(pid) ?? []));
   }
+  return found;
+}
+
+/**
+ * CPU milliseconds spent so far by a process and all its live descendants (cluster workers, Postgres backends).
+ * Each process's own time plus its reaped children's (cutime, cstime), so a child that exits between two samples
+ * still counts: its time moves into its parent's, and the difference of two samples stays the work done between them.
+ */
+export function treeCpuMs(rootPid: number): number {
+  const { stats, children } = processTable();
+  const ticks = descendants(rootPid, children).reduce((sum, pid) => sum + (stats.get(pid)?.ticks ?? 0), 0);
   return (ticks * 1000) / clockTicks();
+}
+
+/** A process and its live descendants (a Basalt primary and its cluster workers). */
+export function treePids(rootPid: number): number[] {
+  return descendants(rootPid, processTable().children).filter((pid) => fs.existsSync(`/proc/${pid}`));
+}
+
+/** A process's resident memory in bytes (VmRSS of /proc/<pid>/status), or null once it has gone. */
+export function rssBytes(pid: number): number | null {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? null : Number(kib) * 1024;
+  } catch {
+    return null;
+  }
 }
 
 export interface ServerProcess {

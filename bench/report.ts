@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fmt, table } from './format.js';
 import { BULK_ROWS, DEEP_OFFSET, GROWTH_MY_ROWS } from './queryScenarios.js';
-import { A1M, BASALTS, CONCURRENT, CPU, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { A1M, BASALTS, CONCURRENT, CPU, F1, F3, P99, pairedRatio, requestsOf, RPS, SERVER_LABELS, SERVERS, summarize, type BenchMeta, type Pick, type RunRecord, type ServerName } from './stats.js';
 import { ABUSE, A2_ATTEMPTS, A2_CONNECTIONS } from './abuse.js';
 import { ARTICLE_READ, MEMBER_RULE, RULED } from './ruleScenarios.js';
 import { checkTargets, targetsTable } from './targets.js';
 import { describeFlow, secondStepTable } from './mfaReport.js';
+import { describeTransfer, fileScenarioLines, filesSection } from './filesReport.js';
 
 export { CONCURRENT, SERVERS, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './stats.js';
 
@@ -18,8 +19,8 @@ function resultsTable(records: RunRecord[], phase: RunRecord['phase'], scenarios
       if (all.length === 0) continue;
       const s = summarize(records, phase, scenario, server);
       // A1+R2 has its own table: against a baseline whose event loop bcrypt blocks, its ratios say nothing more.
-      // A1M has no baseline run: its table compares it with A1.
-      const plain = server === 'baseline' || scenario === CONCURRENT || scenario === A1M;
+      // A1M and F3 have no baseline run: their tables compare them with A1 and F1.
+      const plain = server === 'baseline' || scenario === CONCURRENT || scenario === A1M || scenario === F3;
       const ratio = (pick: Pick) => (plain ? '' : fmt(pairedRatio(records, phase, [scenario, server], [scenario, 'baseline'], pick), 2));
       const validity = s ? `${s.valid}/${s.runs}` : `**0/${all.length} (INVALID)**`;
       rows.push([
@@ -127,7 +128,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
 export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const checks = checkTargets(records, meta.bcryptCompareMs);
   const invalid = records.filter((r) => r.problems.length > 0);
-  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'R8', 'R9', 'W1', 'W2', 'W3', 'B1', 'A1', A1M, 'M1', CONCURRENT];
+  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'R8', 'R9', 'W1', 'W2', 'W3', 'B1', 'A1', A1M, 'M1', CONCURRENT, F1, F3];
   const verdict = (server: ServerName) => {
     const mine = checks.filter((c) => c.server === server);
     const failed = mine.filter((c) => !c.pass).map((c) => `${c.scenario} ${c.target}`);
@@ -148,7 +149,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6, 11, 12, 13, 16, 22, 24 and 27)',
+    '### Targets (issues 6, 11, 12, 13, 16, 22, 24, 27 and 28)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -187,6 +188,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     'A1M counts completed sign-ins (both requests answered 2xx) per second, each of a pool account with TOTP on, used at',
     'most once per 30 s step; its target is A1 on the same server in the same round (no baseline). In the results table',
     'its req/s, latencies and CPU are per completed sign-in.',
+    ...filesSection(records, meta),
   ];
   if (meta.growthRows !== null) {
     lines.push('', `### Growth: R1-R3 at ${meta.rows.toLocaleString('en-US')} and ${meta.growthRows.toLocaleString('en-US')} rows`, '', growthTable(records, meta));
@@ -208,6 +210,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     '  15% W1/W2, 5% A1. Lists carry their exact `total`; the baseline computes it in the same statement.',
     '- A1M (issue 27, Basalt only) `POST /auth/signin` answering `{ mfaRequired, mfaToken }`, then `POST /auth/mfa/challenge`',
     '  with the current TOTP code, over a pool of accounts with TOTP on (bench/mfa.ts), as long as A1 and right after it.',
+    ...fileScenarioLines(),
     '- R4 `GET /api/items?createdAt[gte]=..&createdAt[lt]=..&order=createdAt.desc&limit=20` (1,000 rows in range, index on',
     '  (createdAt, id)); B1 `POST /api/my_items` with an array of ' + BULK_ROWS + ' records (B1 rows/s = req/s x ' + BULK_ROWS + ');',
     '  R5 (growth part) `GET /api/items?limit=20&count=none`, then page 5,000 `&after=<cursor>` and `&offset=' + DEEP_OFFSET + '`.',
@@ -280,6 +283,7 @@ export function writeMarkedSection(file: string, markers: { begin: string; end: 
 export function describeRun(r: RunRecord): string {
   const requests = requestsOf(r);
   if (r.flow) return describeFlow(r, requests);
+  if (r.transfer) return describeTransfer(r);
   const extra = r.extra ? (r.scenario === ABUSE ? `; A2 p50 ${fmt(r.extra.p50, 2)} ms, ${r.extra.statuses['401'] ?? 0} x 401, ${r.extra.statuses['429'] ?? 0} x 429` : `; A1 ${fmt(r.extra.rps, 1)} req/s`) : '';
   const head = `${r.phase === 'growth' ? `[${r.rows.toLocaleString('en-US')} rows] ` : ''}round ${r.round} ${r.scenario.padEnd(5)} ${r.server.padEnd(8)}`;
   return `${head} ${fmt(r.load.rps, 0).padStart(7)} req/s  p50 ${fmt(r.load.p50, 2)} ms  p99 ${fmt(r.load.p99, 2)} ms  cpu ${fmt(r.serverCpuMs / requests, 3)} ms/req${extra}`;

@@ -23,7 +23,8 @@ import { runRounds, type Bench } from './measure.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 import { parseEmailOptions, runEmailBench } from './email.js';
 import { prepareA1M } from './mfa.js';
-import { A1M } from './stats.js';
+import { A1M, FILE_SCENARIOS } from './stats.js';
+import { prepareFiles } from './files.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -81,10 +82,17 @@ async function verify(bench: Bench, scenarios: Scenario[]): Promise<void> {
   }
 }
 
+/** Where the servers keep files (issue 28): Basalt's local driver (both processes share it, as they share the database), the baseline's own folder. */
+const fileDirs = (tempDir: string) => ({ basalt: path.join(tempDir, 'files'), baseline: path.join(tempDir, 'baseline-files') });
+
 async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: string, started: ServerProcess[]): Promise<{ project: BenchProject; servers: Record<ServerName, ServerProcess>; secret: string }> {
   const secret = randomBytes(36).toString('base64url');
   const configPath = path.join(tempDir, 'config.json');
-  fs.writeFileSync(configPath, JSON.stringify({ signupEnabled: true }));
+  // The default limits, but F2's uploads (20 x 100 MiB per run, every round, by the owner) never meet uploadsPerUser or storageBytesPerUser.
+  const limits = { uploadsPerUser: { max: 1_000_000, windowSeconds: 3600 }, storageBytesPerUser: { max: 2 ** 40 } };
+  fs.writeFileSync(configPath, JSON.stringify({ signupEnabled: true, limits }));
+  const dirs = fileDirs(tempDir);
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const start = async (name: ServerName, args: string[], env: Record<string, string>) => {
     const server = await startServer({ name, args, env: { HOST: '127.0.0.1', PORT: String(await freePort()), ...env }, logDir: tempDir, cwd: root });
     started.push(server);
@@ -103,13 +111,14 @@ async function startServers(options: BenchOptions, db: BenchDatabase, tempDir: s
       TRUST_PROXY: 'loopback',
       // Measured without Prometheus whatever the shell has set (npm run bench:metrics measures that cost).
       METRICS_TOKEN: '',
+      STORAGE_URL: pathToFileURL(dirs.basalt).href,
     });
   // The first one migrates the fresh database; the project is made through it before the others start.
   const one = await basalt(1);
   const project = await createProject(one.url, db.url, options.rows);
   const [two, baseline] = await Promise.all([
     basalt(2),
-    start('baseline', ['--import', 'tsx', path.join(root, 'bench/baseline.ts')], { DATABASE_URL: db.url, JWT_SECRET: secret }),
+    start('baseline', ['--import', 'tsx', path.join(root, 'bench/baseline.ts')], { DATABASE_URL: db.url, JWT_SECRET: secret, FILES_DIR: dirs.baseline }),
   ]);
   return { project, servers: { baseline, 'basalt-1': one, 'basalt-2': two }, secret };
 }
@@ -170,13 +179,16 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     // A1M (issue 27): its accounts turn TOTP on through the API and are checked before any load.
     if (options.only === null || options.only.includes(A1M)) bench.secondStep = await prepareA1M(bench, secret);
     await verify(bench, MAIN_SCENARIOS);
+    // Issue 28: buckets, files and photos made and checked on every server; F2's runs join the rounds.
+    const files = options.only === null || options.only.some((name) => FILE_SCENARIOS.includes(name)) ? await prepareFiles(bench, options.only, fileDirs(tempDir)) : null;
+    if (files?.transfers) bench.transfers = files.transfers;
     if (options.warmupS > 0) {
       // JIT and connection pools warm before the first measured run; the mix touches every code path.
       const warmup = MAIN_SCENARIOS.find((s) => s.name === 'M1')!;
       for (const name of SERVERS) await runLoad(servers[name].url, () => warmup.next(project), { connections: options.connections, durationS: options.warmupS });
     }
-    const main = options.only ? MAIN_SCENARIOS.filter((scenario) => options.only!.includes(scenario.name)) : MAIN_SCENARIOS;
-    if (main.length === 0 && !bench.secondStep) throw new Error(`--only names none of ${[...MAIN_SCENARIOS.map((scenario) => scenario.name), A1M].join(', ')}`);
+    const main = [...(options.only ? MAIN_SCENARIOS.filter((scenario) => options.only!.includes(scenario.name)) : MAIN_SCENARIOS), ...(files?.scenarios ?? [])];
+    if (main.length === 0 && !bench.secondStep && !bench.transfers) throw new Error(`--only names none of ${[...MAIN_SCENARIOS.map((scenario) => scenario.name), A1M, ...FILE_SCENARIOS].join(', ')}`);
     await runRounds(bench, 'main', main, SERVERS, options.only === null);
     if (options.growthRows !== null) {
       const seeding = Date.now();
@@ -212,6 +224,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       elapsedS: (Date.now() - startedAt) / 1000,
       logProblems: bench.problems.filter((p) => p.startsWith('log of')),
       bcryptCompareMs,
+      ...(files ? { files: files.meta } : {}),
     };
     const report = renderReport(bench.records, meta);
     // A smoke run is rate-capped: its ratios (and pass/fail marks) mean nothing, so it prints only its verdict.

@@ -7,6 +7,13 @@ export const MY_ITEMS = 'my_items';
 export const SHARED_ITEMS = 'shared_items';
 /** The schema of the baseline's own copies of these tables (bench/seed.ts): no Basalt trigger is ever on them. */
 export const BARE = 'bare';
+/** Issue 28's buckets (bench/files.ts): F1's small files, F3's photos, F2's large uploads; all public-read. */
+export const BUCKETS = { files: 'public_files', photos: 'photos', transfers: 'transfers' } as const;
+/** F1's files (random bytes), F3's photo (a 12-megapixel JPEG) and the variant F3 asks for. */
+export const F1_FILES = 100;
+export const F1_BYTES = 10 * 1024;
+export const PHOTO = { width: 4000, height: 3000 };
+export const VARIANT_QUERY = 'width=200&format=webp';
 /** Seeded scores cycle through 0..SCORE_RANGE-1, so `score=42` matches exactly 20 rows at 10,000 rows. */
 export const SCORE_RANGE = 500;
 export const R3_SCORE = 42;
@@ -54,7 +61,7 @@ export interface HttpRequest {
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'R9' | 'R10' | 'W1' | 'W2' | 'W3' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'R9' | 'R10' | 'W1' | 'W2' | 'W3' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none' | 'F1' | 'F3';
 
 export interface Scenario {
   name: ScenarioName;
@@ -63,6 +70,8 @@ export interface Scenario {
   next(project: BenchProject): HttpRequest;
   /** Run this many times the usual duration when measured alone. */
   durationFactor?: number;
+  /** Measured on the Basalt servers only (F3: a cached variant, compared with Basalt's own F1; the baseline has none). */
+  basaltOnly?: boolean;
   /** A request every server must refuse, and why its answer is not that refusal: the baseline enforces the rule too. */
   refused?: { next(project: BenchProject): HttpRequest; check(status: number, body: unknown): string | null };
   /** Why a response is wrong, or null when it has the status and shape the contract promises. */

@@ -3,7 +3,7 @@ import { testAdminUrl } from '../test-support/postgres.js';
 import { parseOptions } from './options.js';
 import { runBench } from './run.js';
 import { CONCURRENT, SERVERS } from './report.js';
-import { A1M, BASALTS } from './stats.js';
+import { A1M, BASALTS, F1, F2, F3 } from './stats.js';
 import { MAIN_SCENARIOS } from './queryScenarios.js';
 import { parseRealtimeOptions, parseRulesRealtimeOptions, runRealtimeBench } from './realtime.js';
 import { runRulesRealtimeBench } from './realtimeRules.js';
@@ -32,11 +32,22 @@ test('npm run bench -- --smoke passes on every server and scenario', async () =>
     expect(runs[0]!.flow?.poolWaits, `${A1M} on ${server}`).toBe(0);
   }
   expect(outcome.records.some((r) => r.server === 'baseline' && r.scenario === A1M)).toBe(false);
+  // Files (issue 28): F1 and F2 on every server, F3 (a cached variant) on Basalt only; F2 moved every byte both ways.
+  for (const [scenario, servers] of [[F1, SERVERS], [F2, SERVERS], [F3, BASALTS]] as const) {
+    for (const server of servers) {
+      const runs = outcome.records.filter((r) => r.server === server && r.scenario === scenario);
+      expect(runs.length, `${scenario} on ${server}`).toBe(1);
+      expect(runs[0]!.load.responses, `${scenario} on ${server}`).toBeGreaterThan(0);
+    }
+  }
+  for (const r of outcome.records.filter((record) => record.scenario === F2)) expect(r.load.responses, `F2 on ${r.server}`).toBe(2 * r.transfer!.files);
+  expect(outcome.records.some((r) => r.server === 'baseline' && r.scenario === F3)).toBe(false);
   // Production logging is part of what the benchmark measures: it must have been on.
   expect(outcome.requestLogLines['basalt-1']).toBeGreaterThan(0);
   expect(outcome.requestLogLines['basalt-2']).toBeGreaterThan(0);
-  // About 2.5 minutes with R8, R9, W3 and A1M (its accounts' enrolment included) on a busy machine: room above that.
-}, 240_000);
+  // About 2.5 minutes with R8, R9, W3 and A1M (its accounts' enrolment included) and the files' setup (a 12-megapixel
+  // photo made and transformed) on a busy machine: room above that.
+}, 300_000);
 
 // RT1's smoke run: 20 streams on one process, 50 writes a second for 2 s; every delivery must arrive, once.
 test('npm run bench:realtime -- --smoke delivers every event once', async () => {

@@ -14,6 +14,32 @@ export const BASALTS = ['basalt-1', 'basalt-2'] as const;
 export const CONCURRENT = 'A1+R2';
 /** Sign-in with the second step (issue 27, bench/mfa.ts): password, then a TOTP code; Basalt only, against its own A1. */
 export const A1M = 'A1M';
+/**
+ * Files (issue 28, bench/files.ts): F1 a small file of a public bucket, F2 20 large uploads then their downloads (its
+ * numbers in `transfer`), F3 a cached image variant (Basalt only, against its own F1).
+ */
+export const F1 = 'F1';
+export const F2 = 'F2';
+export const F3 = 'F3';
+export const FILE_SCENARIOS: readonly string[] = [F1, F2, F3];
+
+/** One F2 run: uploads, then their downloads, and what the server's processes held meanwhile (MiB). */
+export interface Transfer {
+  files: number;
+  bytesEach: number;
+  uploadS: number;
+  downloadS: number;
+  /** Both ways: bytes uploaded plus bytes downloaded, over the two phases' time. */
+  mibPerS: number;
+  uploadMibPerS: number;
+  downloadMibPerS: number;
+  /** Resident memory of the server's process tree just before the uploads. */
+  rssBeforeMiB: number;
+  /** The largest growth of any one process of the tree over its RSS before: at its peak during the run, and at its end. */
+  rssPeakGrowthMiB: number;
+  rssEndGrowthMiB: number;
+  processes: number;
+}
 
 export interface RunRecord {
   phase: 'main' | 'growth';
@@ -34,6 +60,8 @@ export interface RunRecord {
    * code had not been used in the current 30 s step (the pool ran dry: the run is invalid), the load generator's CPU.
    */
   flow?: { requests: number; secondP50: number; secondP99: number; poolWaits: number; clientCpuMs: number };
+  /** F2 only: its throughput and memory; `load` counts its HTTP requests (uploads and downloads). */
+  transfer?: Transfer;
 }
 
 export interface Summary {
@@ -78,6 +106,20 @@ export interface BenchMeta extends RunSettings {
   logProblems: string[];
   /** One bcryptjs compare at cost 10 on this machine, timed before the load (ms). */
   bcryptCompareMs: number | null;
+  /** Issue 28: the F3 photo and its first transforms (bench/files.ts), when the file scenarios ran. */
+  files?: FilesMeta;
+}
+
+/** The photo F3 transforms, and the first transform of each copy, per Basalt server (ms, request to last byte). */
+export interface FilesMeta {
+  photo: { width: number; height: number; bytes: number };
+  /** The variant F3 serves, as the first check read it. */
+  variant?: { width: number; height: number; bytes: number };
+  firstTransformMs: Partial<Record<ServerName, number[]>>;
+  /** The same variants asked again (cached), ms. */
+  cachedMs: Partial<Record<ServerName, number[]>>;
+  /** The largest growth of one server process's RSS while it made its first transforms, MiB. */
+  transformRssGrowthMiB: Partial<Record<ServerName, number>>;
 }
 
 export function median(values: number[]): number {

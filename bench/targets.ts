@@ -1,6 +1,8 @@
 import { fmt, mark, table } from './format.js';
 import { BULK_ROWS } from './queryScenarios.js';
-import { A1M, BASALTS, CONCURRENT, median, P99, pairedRatio, RPS, SERVER_LABELS, summarize, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { A1M, BASALTS, CONCURRENT, F1, F2, F3, median, P99, pairedRatio, RPS, SERVER_LABELS, summarize, type Pick, type RunRecord, type ServerName } from './stats.js';
+import { TRANSFER_RATE, worstGrowth } from './filesReport.js';
+import { RSS_GROWTH_LIMIT_MIB } from './fileTransfers.js';
 import { ABUSE, A2_ALLOWED_FAILURES } from './abuse.js';
 
 export interface TargetCheck {
@@ -12,8 +14,8 @@ export interface TargetCheck {
 }
 
 /**
- * The targets of issues 6, 11, 12, 13, 16, 22, 24 and 27, each checked for both Basalt configurations against the same run's baseline (R5's
- * against Basalt's own first page: the growth part runs WORKERS=1 only; A1M's against Basalt's own A1).
+ * The targets of issues 6, 11, 12, 13, 16, 22, 24, 27 and 28, each checked for both Basalt configurations against the same run's baseline (R5's
+ * against Basalt's own first page: the growth part runs WORKERS=1 only; A1M's against Basalt's own A1, F3's against Basalt's own F1).
  */
 export function checkTargets(records: RunRecord[], bcryptCompareMs: number | null = null): TargetCheck[] {
   const checks: TargetCheck[] = [];
@@ -45,6 +47,14 @@ export function checkTargets(records: RunRecord[], bcryptCompareMs: number | nul
       // Issue 27: no baseline (it has no second factor); Basalt's password sign-in on the same server, same round.
       const twoSteps = pairedRatio(records, 'main', [A1M, server], ['A1', server], RPS);
       add('sign-ins/s (2 requests each) >= 0.9 x A1 sign-ins/s (no baseline)', A1M, server, twoSteps, (v) => v >= 0.9);
+    }
+    // Issue 28: files on the local driver.
+    const ran = (scenario: string) => records.some((r) => r.scenario === scenario && r.server === server);
+    if (ran(F1)) add('req/s >= 0.7 x baseline (one SELECT, then the file from disk)', F1, server, pairedRatio(records, 'main', [F1, server], [F1, 'baseline'], RPS), (v) => v >= 0.7);
+    if (ran(F3)) add("req/s >= 0.7 x F1 req/s (Basalt's own, no baseline)", F3, server, pairedRatio(records, 'main', [F3, server], [F1, server], RPS), (v) => v >= 0.7);
+    if (ran(F2)) {
+      add('MiB/s up and down >= 0.8 x baseline (piped to and from disk)', F2, server, pairedRatio(records, 'main', [F2, server], [F2, 'baseline'], TRANSFER_RATE), (v) => v >= 0.8);
+      add(`RSS growth of any process < ${RSS_GROWTH_LIMIT_MIB} MiB (peak, worst run)`, F2, server, worstGrowth(records, server), (v) => v < RSS_GROWTH_LIMIT_MIB);
     }
     const bulk = pairedRatio(records, 'main', ['B1', server], ['W1', server], RPS);
     add(`rows/s >= 10 x W1 rows/s (${BULK_ROWS} rows per request)`, 'B1', server, bulk === null ? null : bulk * BULK_ROWS, (v) => v >= 10);
