@@ -22,6 +22,12 @@ export interface BucketInfo {
   allowedTypes: string[] | null;
 }
 
+/** A pattern of a bucket's `allowedTypes`: `image/png`, `image/*` or `*\/*`, in lower case (server and console). */
+export const ALLOWED_TYPE_PATTERN = /^(?:[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})|\*\/\*)$/;
+
+/** The file columns only the bytes decide: never written by a body, whatever the surface (the owner's tools too). */
+export const CONTENT_COLUMNS = ['type', 'size', 'sha256'] as const;
+
 /** A row of a bucket, as the record API answers it (plus the bucket's metadata columns). */
 export interface FileRecord {
   id: string;

@@ -128,7 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await services.close();
-      if (!options.storage) await rm(storage.directory, { recursive: true, force: true });
+      if (!options.storage && storage.driver === 'file') await rm(storage.directory, { recursive: true, force: true });
       if (!options.database) await database.drop();
     },
   };

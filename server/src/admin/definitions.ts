@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import {
   COLUMN_TYPES,
+  ALLOWED_TYPE_PATTERN,
   DEFAULT_MAX_FILE_SIZE,
   FILE_COLUMNS,
   MAX_FILE_SIZE_LIMIT,
@@ -55,8 +56,6 @@ const columnSchema = Joi.object({
   }).unknown(false),
 }).unknown(false);
 
-/** A type pattern of `allowedTypes`: `image/png`, `image/*` or `*\/*`. */
-const TYPE_PATTERN = /^(?:[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})|\*\/\*)$/;
 
 const createTableSchema = Joi.object({
   name: Joi.string().required(),
@@ -66,7 +65,10 @@ const createTableSchema = Joi.object({
   rules: Joi.any(),
   kind: Joi.string().valid(...TABLE_KINDS).default('records'),
   maxFileSize: Joi.number().integer().strict().min(1).max(MAX_FILE_SIZE_LIMIT),
-  allowedTypes: Joi.array().items(Joi.string().strict().pattern(TYPE_PATTERN)).min(1).max(64),
+  allowedTypes: Joi.array()
+    .items(Joi.string().strict().pattern(ALLOWED_TYPE_PATTERN).messages({ 'string.pattern.base': 'must be a type such as image/png, image/* or */* (lower case)' }))
+    .min(1)
+    .max(64),
 }).unknown(false);
 
 

@@ -40,7 +40,6 @@ export interface FilesOptions {
 export class FileSweep extends Housekeeping {
   constructor(
     private readonly registry: ObjectRegistry,
-    private readonly cache: SchemaCache,
     knex: Knex,
     onError?: (error: unknown) => void,
   ) {
@@ -48,7 +47,7 @@ export class FileSweep extends Housekeeping {
   }
 
   protected clean(): Promise<number> {
-    return this.registry.sweep((table) => this.cache.served(table)?.bucket != null);
+    return this.registry.sweep();
   }
 }
 
@@ -59,7 +58,7 @@ export async function createFiles(options: FilesOptions): Promise<Files> {
   const registry = new ObjectRegistry(options.knex, store, (error) => options.onError?.(error));
   const service = new FileService({ knex: options.knex, cache: options.cache, records: options.records, registry, limiter: options.limiter, limits: options.limits });
   const downloads = new Downloads(service, new LinkSigner(options.jwtSecret), new ImageTransformer(), options.publicUrl);
-  const sweep = new FileSweep(registry, options.cache, options.knex, options.onError);
+  const sweep = new FileSweep(registry, options.knex, options.onError);
   // Without PUBLIC_URL in production, tus's Location is relative: clients resolve it against the URL they used.
   const uploads = createUploads({ knex: options.knex, registry, files: service, publicUrl: () => options.publicUrl() ?? '', onError: options.onError });
   sweep.start(FILE_SWEEP_INTERVAL_MS);

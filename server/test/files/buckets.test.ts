@@ -92,11 +92,20 @@ describe('rows of a bucket through the record API', () => {
     }
   });
 
+  it("keep their content columns even on the owner's records route; the owner may rename and reassign", async () => {
+    for (const [field, value] of [['size', 3], ['sha256', 'a'.repeat(64)], ['type', 'text/html']] as const) {
+      const refused = await admin().put(`/admin/tables/covers/records/${cover.id}`).set(f.owner.auth).send({ [field]: value });
+      expect([refused.status, refused.body.error?.details], field).toEqual([400, { field }]);
+    }
+    const renamed = await admin().put(`/admin/tables/covers/records/${cover.id}`).set(f.owner.auth).send({ name: 'renamed.txt' });
+    expect([renamed.status, renamed.body.data.name]).toEqual([200, 'renamed.txt']);
+  });
+
   it('are referenced and embedded like any row, filtered and counted', async () => {
     const book = await f.h.request().post('/api/books').set(f.owner.auth).send({ title: 'Dune', cover_id: cover.id });
     expect(book.status).toBe(201);
     const read = await f.h.request().get(`/api/books/${book.body.data.id}?select=title,cover(name,size,type)`).set(anonHeaders(f.h));
-    expect(read.body.data, JSON.stringify(read.body)).toEqual({ title: 'Dune', cover: { name: 'c.txt', size: 5, type: 'text/plain' } });
+    expect(read.body.data, JSON.stringify(read.body)).toEqual({ title: 'Dune', cover: { name: 'renamed.txt', size: 5, type: 'text/plain' } });
     const listed = await f.h.request().get('/api/covers?type=text/plain&size[lte]=5&count=exact').set(anonHeaders(f.h));
     expect(listed.body.total).toBeGreaterThanOrEqual(1);
     await f.h.request().delete(`/api/covers/${cover.id}`).set(f.member.auth);

@@ -55,6 +55,19 @@ describe.each(DRIVERS)('the sweep on the %s driver', (driver) => {
       }, 200);
     });
     await expect.poll(async () => (await f.registered()).filter((row) => row.sha256 === null).length, { timeout: 5000 }).toBe(0);
+    // The same as multipart/form-data: the file part fails with the connection.
+    await new Promise<void>((resolve) => {
+      const boundary = 'basaltboundary';
+      const request = http.request(url, { method: 'POST', headers: { ...f.member.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(1024 * 1024) } });
+      request.on('error', () => resolve());
+      request.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="k.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      request.write(Buffer.alloc(256 * 1024, 2));
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, 200);
+    });
+    await expect.poll(async () => (await f.registered()).filter((row) => row.sha256 === null).length, { timeout: 5000 }).toBe(0);
     await age();
     await sweep();
     expect(await f.objects()).toEqual(before);

@@ -50,6 +50,8 @@ export function readMultipart(req: IncomingMessage): Promise<MultipartUpload> {
         return;
       }
       started = true;
+      // A client gone midway: the file part fails (so the store's write fails and cleans up) rather than wait forever.
+      req.once('aborted', () => stream.destroy(invalidBody('The upload was interrupted')));
       resolve({ file: stream, filename: info.filename, mimeType: info.mimeType, fields: fieldsDone });
     });
     parser.on('filesLimit', () => fail(invalidBody('A multipart upload takes one file part')));

@@ -96,10 +96,10 @@ export class ObjectRegistry {
   }
 
   /**
-   * One pass of the sweep: objects older than an hour that no row holds, per table (a table that no longer exists
-   * holds none). `exists(table)`: whether the table is there to ask. Returns how many objects were deleted.
+   * One pass of the sweep: objects older than an hour that no row holds, per table (a table that no longer exists, or
+   * has no id and sha256 to hold them by, holds none). Returns how many objects were deleted.
    */
-  async sweep(exists: (table: string) => boolean, batch = 500): Promise<number> {
+  async sweep(batch = 500): Promise<number> {
     // Resumable uploads live 24 h; their parts (variant `tus:<upload id>`) are held while the upload is.
     await this.knex.raw(`DELETE FROM _basalt_file_uploads WHERE created_at < now() - interval '24 hours'`);
     const tables = (await this.knex.raw<{ rows: Array<{ table_name: string }> }>(
@@ -108,7 +108,12 @@ export class ObjectRegistry {
     )).rows.map((row) => row.table_name);
     let deleted = 0;
     for (const table of tables) {
-      const held = exists(table) ? `AND EXISTS (SELECT 1 FROM ${quote(table)} r WHERE r.id::text = o.record_id AND r.sha256 = o.sha256)` : 'AND false';
+      // Asked of the database, not of a process's schema cache, which may not have heard of a drop yet.
+      const exists = (await this.knex.raw<{ rows: Array<{ columns: number }> }>(
+        `SELECT count(*)::int AS columns FROM information_schema.columns WHERE table_schema = 'public' AND table_name = ? AND column_name IN ('id', 'sha256')`,
+        [table],
+      )).rows[0]?.columns === 2;
+      const held = exists ? `AND EXISTS (SELECT 1 FROM ${quote(table)} r WHERE r.id::text = o.record_id AND r.sha256 = o.sha256)` : 'AND false';
       for (;;) {
         const keys = (await this.knex.raw<{ rows: Array<{ key: string }> }>(
           `SELECT o.key FROM _basalt_file_objects o
