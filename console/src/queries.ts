@@ -10,6 +10,8 @@ export const keys = {
   table: (name: string) => ['tables', name] as const,
   records: (name: string) => ['records', name] as const,
   recordPage: (name: string, query: TableListQuery) => ['records', name, query] as const,
+  /** A file's bytes as the console shows them (a thumbnail, a preview): its sha256 changes with its content. */
+  fileView: (table: string, id: string, sha256: string, view: string) => ['file-view', table, id, sha256, view] as const,
   users: (offset: number, limit: number) => ['users', offset, limit] as const,
   allUsers: ['users'] as const,
   outbox: (query: OutboxQuery) => ['outbox', query] as const,

@@ -36,7 +36,14 @@ function initialState(columns: ColumnInfo[], row: UntypedRow | undefined): Recor
   );
 }
 
+/**
+ * What an upload found of a bucket's file: its bytes' type, size and hash, which the bytes in storage must keep
+ * matching. The owner may still rename a file or give it to another user (`name`, `user_id`).
+ */
+const UPLOAD_FACTS = ['type', 'size', 'sha256'];
+
 export function RecordForm({ table, row, onDone, onCancel }: RecordFormProps) {
+  const isBucket = table.kind === 'files';
   const columns = writableColumns(table.columns);
   const [fields, setFields] = useState(() => initialState(columns, row));
   const [checked, setChecked] = useState<FieldErrors>({});
@@ -95,7 +102,7 @@ export function RecordForm({ table, row, onDone, onCancel }: RecordFormProps) {
             isOwnerColumn={column.name === table.ownerColumn}
             state={fields[column.name]!}
             error={errors[column.name]}
-            readOnly={row !== undefined && column.name === 'id'}
+            readOnly={(row !== undefined && column.name === 'id') || (isBucket && UPLOAD_FACTS.includes(column.name))}
             autoFocus={index === (row ? 1 : 0)}
             onChange={(patch) => set(column.name, patch)}
           />
@@ -120,6 +127,7 @@ interface RecordFieldProps {
 function hintOf(column: ColumnInfo, isOwnerColumn: boolean, readOnly: boolean): string {
   const parts: string[] = [column.type];
   if (column.name === 'id') parts.push(readOnly ? 'the record’s address, not editable' : 'leave empty for a generated id');
+  else if (readOnly) parts.push('set by the upload');
   else if (isRequired(column)) parts.push('required');
   else if (column.default !== null && column.default !== undefined) parts.push(`default ${JSON.stringify(column.default)}`);
   if (isOwnerColumn) parts.push('the id of a user');

@@ -43,6 +43,7 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
   });
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<UntypedRow | null>(null);
+  const isBucket = table.kind === 'files';
 
   // Filters on columns that were dropped meanwhile would make every request a 400: only existing columns count.
   const columnNames = new Set(table.columns.map((column) => column.name));
@@ -123,9 +124,12 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
               Clear filters
             </button>
           )}
-          <button type="button" className="button button-primary button-small" onClick={() => setEditing({ mode: 'create' })} disabled={editing !== null}>
-            New record
-          </button>
+          {/* A bucket's rows are made by uploads (its files panel), never typed in. */}
+          {!isBucket && (
+            <button type="button" className="button button-primary button-small" onClick={() => setEditing({ mode: 'create' })} disabled={editing !== null}>
+              New record
+            </button>
+          )}
         </div>
       </div>
 
@@ -153,7 +157,7 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         isEmpty={(page) => page.data.length === 0}
         empty={
           <Empty title={hasFilters ? 'No records match these filters' : 'No records yet'}>
-            {!hasFilters && <p>Add one here, or through the API at /api/{table.name}.</p>}
+            {!hasFilters && (isBucket ? <p>Upload a file above: each file is a row.</p> : <p>Add one here, or through the API at /api/{table.name}.</p>)}
           </Empty>
         }
       >
@@ -232,7 +236,8 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         onConfirm={() => deleting && remove.mutate(deleting)}
       >
         <p>
-          Record <code>{String(deleting?.id ?? '')}</code> is deleted from {table.name}. This cannot be undone.
+          Record <code>{String(deleting?.id ?? '')}</code> is deleted from {table.name}
+          {isBucket ? ', with its file' : ''}. This cannot be undone.
         </p>
       </ConfirmDialog>
     </section>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { MANAGED_COLUMNS, type ColumnDefinition, type ColumnInfo, type TableInfo } from '@basalt/contract';
+import { FILE_COLUMNS, MANAGED_COLUMNS, type ColumnDefinition, type ColumnInfo, type TableInfo } from '@basalt/contract';
 import { isApiError } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -52,6 +52,7 @@ export function ColumnsPanel({ table }: { table: TableInfo }) {
           <tbody>
             {table.columns.map((column) => {
               const managed = (MANAGED_COLUMNS as readonly string[]).includes(column.name);
+              const fileColumn = table.kind === 'files' && (FILE_COLUMNS as readonly string[]).includes(column.name);
               return (
                 <tr key={column.name}>
                   <th scope="row">
@@ -77,6 +78,10 @@ export function ColumnsPanel({ table }: { table: TableInfo }) {
                     {managed ? (
                       <span className="muted" title="Managed by the server on every table">
                         managed
+                      </span>
+                    ) : fileColumn ? (
+                      <span className="muted" title="Set by uploads: every bucket has it">
+                        file
                       </span>
                     ) : (
                       <button type="button" className="button button-small button-danger-quiet" onClick={() => {

@@ -10,6 +10,7 @@ import { RowCountText } from '../../components/RowCount';
 import { describeError } from '../../errors';
 import { keys, useTable } from '../../queries';
 import { Link, navigate } from '../../router';
+import { FilesPanel } from '../Files/FilesPanel';
 import { RecordsPanel } from '../Records/RecordsPanel';
 import { ColumnsPanel } from './ColumnsPanel';
 import { IndexesPanel } from './IndexesPanel';
@@ -19,7 +20,7 @@ import { ViewAsPanel } from './rules/ViewAsPanel';
 import './table-detail.css';
 
 /**
- * A table: its records (filtered to one when `recordId` is given, as a reference cell's link does), its policy and who
+ * A table: its files when it is a bucket, its records (filtered to one when `recordId` is given, as a reference cell's link does), its policy and who
  * sees what under it, indexes, columns.
  */
 export function TableDetailScreen({ name, recordId }: { name: string; recordId?: string | null }) {
@@ -53,6 +54,7 @@ function TablePage({ info, recordId }: { info: TableInfo; recordId: string | nul
       <div className="page-header">
         <h1>{info.name}</h1>
         <div className="page-meta">
+          {info.kind === 'files' && <span className="badge badge-bucket">bucket</span>}
           <TablePolicy table={info} />
           <span className="muted">
             <RowCountText count={info.rowCount} /> rows
@@ -60,6 +62,7 @@ function TablePage({ info, recordId }: { info: TableInfo; recordId: string | nul
           <DropTableButton name={info.name} />
         </div>
       </div>
+      {info.kind === 'files' && <FilesPanel table={info} />}
       <RecordsPanel table={info} recordId={recordId ?? undefined} />
       <div className="detail-grid">
         <PolicyControl table={info} />

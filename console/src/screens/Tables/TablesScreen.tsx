@@ -51,6 +51,7 @@ export function TablesScreen() {
                   <tr key={table.name}>
                     <th scope="row">
                       <Link to={tablePath(table.name)}>{table.name}</Link>
+                      {table.kind === 'files' && <span className="badge badge-bucket table-kind">bucket</span>}
                     </th>
                     <td>
                       <TablePolicy table={table} />

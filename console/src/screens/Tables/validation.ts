@@ -16,6 +16,7 @@ import {
   type Policy,
 } from '@basalt/contract';
 import type { FieldErrors } from '../../errors';
+import { bucketColumnProblem, checkBucket, type BucketDraft } from './bucketRules';
 
 /**
  * The rules for table and column definitions, checked in the form first so a typo is pointed at before a round trip.
@@ -142,13 +143,16 @@ export function checkColumn(draft: ColumnDraft, taken: ReadonlySet<string>, self
   return { errors, definition };
 }
 
-/** The policy the server picks when none is given. */
-export function defaultPolicy(columnNames: readonly string[]): Policy {
-  return defaultPolicyFor(ownerColumnOf(columnNames));
+/** The policy the server picks when none is given (a bucket always has its owner column, `user_id`). */
+export function defaultPolicy(columnNames: readonly string[], bucket = false): Policy {
+  return defaultPolicyFor(ownerColumnOf(bucket ? ['user_id', ...columnNames] : columnNames));
 }
 
-/** Checks the whole form; errors are keyed as the server names fields (`name`, `columns.2.default`). */
-export function checkCreateTable(name: string, drafts: readonly ColumnDraft[], policy: Policy | ''): {
+/**
+ * Checks the whole form; errors are keyed as the server names fields (`name`, `columns.2.default`, `maxFileSize`).
+ * With `bucket`, a bucket (`kind: "files"`): `drafts` are its metadata columns.
+ */
+export function checkCreateTable(name: string, drafts: readonly ColumnDraft[], policy: Policy | '', bucket?: BucketDraft): {
   errors: FieldErrors;
   input: CreateTableInput | undefined;
 } {
@@ -159,12 +163,17 @@ export function checkCreateTable(name: string, drafts: readonly ColumnDraft[], p
   const columns: ColumnDefinition[] = [];
   drafts.forEach((draft, index) => {
     const checked = checkColumn(draft, taken, name.trim());
+    const bucketProblem = bucket && draft.name.trim() ? bucketColumnProblem(draft.name.trim()) : undefined;
+    if (bucketProblem) checked.errors.name = bucketProblem;
     for (const [field, message] of Object.entries(checked.errors)) errors[`columns.${index}.${field}`] = message;
-    if (checked.definition) columns.push(checked.definition);
+    if (checked.definition && !bucketProblem) columns.push(checked.definition);
     taken.add(draft.name.trim());
   });
+  const settings = bucket ? checkBucket(bucket) : undefined;
+  Object.assign(errors, settings?.errors);
   if (Object.keys(errors).length > 0) return { errors, input: undefined };
   const input: CreateTableInput = { name: name.trim(), columns };
+  if (settings) Object.assign(input, { kind: 'files' }, settings.settings);
   if (policy) input.policy = policy;
   return { errors, input };
 }

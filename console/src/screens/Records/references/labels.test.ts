@@ -24,6 +24,7 @@ const table = (name: string, columns: ColumnInfo[], ownerColumn: TableInfo['owne
   columns: [column('id'), ...columns],
   indexes: [],
   realtime: { captured: true, streamed: false },
+  kind: 'records',
 });
 
 describe('the label of a referenced row', () => {

@@ -11,16 +11,27 @@ const HINTS: Record<RuleMember, string> = {
   delete: 'Which rows the caller may delete. Empty: nobody deletes.',
 };
 
+/** The same for a bucket, whose rows are files: reading is downloading, creating is uploading. */
+const BUCKET_HINTS: Record<RuleMember, string> = {
+  read: 'Which files the caller lists and downloads (and signs links to). Empty: nobody reads through the API.',
+  create: 'Checked on the uploaded file’s row (name, type, size, user_id, metadata) before it is stored. Empty: nobody uploads.',
+  update: 'Holds on the row before a replacement or a metadata change. Empty: nobody changes files.',
+  updateCheck: 'Holds on the row after the replacement or change. Empty: the update rule.',
+  delete: 'Which files the caller may delete (their bytes go too). Empty: nobody deletes.',
+};
+
 interface RuleFieldProps {
   member: RuleMember;
   value: string;
   problem: RuleProblem | undefined;
   disabled: boolean;
+  /** The table is a bucket: the hints speak of files. */
+  bucket?: boolean;
   onChange: (value: string) => void;
 }
 
 /** One rule's text, with its problem under it and the place it is about marked in a copy of its line. */
-export function RuleField({ member, value, problem, disabled, onChange }: RuleFieldProps) {
+export function RuleField({ member, value, problem, disabled, bucket = false, onChange }: RuleFieldProps) {
   const id = useId();
   const messageId = `${id}-message`;
   const input = useRef<HTMLTextAreaElement>(null);
@@ -72,7 +83,7 @@ export function RuleField({ member, value, problem, disabled, onChange }: RuleFi
         </div>
       ) : (
         <p className="field-hint" id={messageId}>
-          {HINTS[member]}
+          {(bucket ? BUCKET_HINTS : HINTS)[member]}
         </p>
       )}
     </div>

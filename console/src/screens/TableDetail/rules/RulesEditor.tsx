@@ -29,6 +29,7 @@ export function RulesEditor({ table, save }: RulesEditorProps) {
   const [confirming, setConfirming] = useState(false);
   const [blocked, setBlocked] = useState(false);
   const serverErrors = useFieldErrors();
+  const isBucket = table.kind === 'files';
 
   const refused = serverRuleProblem(save.error);
   // The server's answer is about the text it was sent: it steps aside once that rule is edited.
@@ -80,8 +81,14 @@ export function RulesEditor({ table, save }: RulesEditorProps) {
         <code>@auth.id</code>, <code>@auth.role</code>, <code>@now</code>; <code>=</code>, <code>!=</code>, <code>in</code>,{' '}
         <code>like</code>, <code>is null</code>, <code>and</code>, <code>or</code>, <code>not</code>.
       </p>
+      {isBucket && (
+        <p className="field-hint">
+          {table.name} is a bucket: its rules decide who uploads (create), downloads (read), replaces (update) and deletes
+          files, and see each file&rsquo;s columns, e.g. <code>user_id = @auth.id and type like &apos;image/*&apos; and size &lt; 5000000</code>.
+        </p>
+      )}
       {RULE_MEMBERS.map((member) => (
-        <RuleField key={member} member={member} value={drafts[member]} problem={problemOf(member)} disabled={save.isPending} onChange={(value) => edit(member, value)} />
+        <RuleField key={member} member={member} value={drafts[member]} problem={problemOf(member)} disabled={save.isPending} bucket={isBucket} onChange={(value) => edit(member, value)} />
       ))}
       <FormError message={blocked && invalid.length > 0 ? `Fix ${invalid.join(', ')} first: the server would refuse ${invalid.length > 1 ? 'them' : 'it'}.` : undefined} />
       <FormError message={save.isError && !refused && !confirming ? describeError(save.error) : undefined} />

@@ -28,6 +28,7 @@ const table = (name: string, columns: ColumnInfo[]): TableInfo => ({
   columns: [column('id', 'integer'), ...columns],
   indexes: [],
   realtime: { captured: true, streamed: false },
+  kind: 'records',
 });
 
 // The tasks app of docs/api.md: tasks -> projects <- memberships, and a post with an author and an editor.
