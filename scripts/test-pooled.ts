@@ -18,6 +18,9 @@ export const POOLED_SUITES = [
   'server/test/query.test.ts',
   // Issue 24: access rules.
   'server/test/rules.test.ts',
+  // Issue 28: files (uploads, downloads, the registry of objects; tus's leases and conditional offsets).
+  'server/test/files/bytes.test.ts',
+  'server/test/files/tus.test.ts',
 ];
 
 const available = pgbouncerVersion();
