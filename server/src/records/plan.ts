@@ -72,7 +72,8 @@ export function coerceId(table: TableSchema, raw: string): unknown {
 }
 
 export function missingColumnError(table: TableSchema, missing: string[]) {
-  if (table.bucket) return uploadsOnly(table);
+  // A bucket's PUT that would create (planPut's `body`); a missing metadata column of an upload is named as any column.
+  if (table.bucket && missing[0] === 'body') return uploadsOnly(table);
   const field = missing[0]!;
   return invalidField(field, `${field} is required to create a record in ${table.name}`);
 }

@@ -19,6 +19,7 @@ describe.each(DRIVERS)('files on the %s driver', (driver) => {
     f = await startFiles(driver);
     await f.bucket({ name: 'docs', maxFileSize: 64 * 1024, columns: [{ name: 'caption', type: 'text' }, { name: 'rank', type: 'integer' }, { name: 'tags', type: 'json' }] });
     await f.bucket({ name: 'pictures', allowedTypes: ['image/*'] });
+    await f.bucket({ name: 'labelled', columns: [{ name: 'label', type: 'text', nullable: false }] });
   });
   afterAll(() => f.close());
 
@@ -74,6 +75,10 @@ describe.each(DRIVERS)('files on the %s driver', (driver) => {
       expect(response.status, query).toBe(400);
       expect(response.body.error.details).toEqual({ field });
     }
+    const unlabelled = await f.h.request().post('/files/labelled?name=x').set(f.member.auth).send(Buffer.from('x'));
+    expect([unlabelled.status, unlabelled.body.error.details]).toEqual([400, { field: 'label' }]);
+    const tusUnlabelled = await f.h.request().post('/files/labelled/uploads').set(f.member.auth).set('Tus-Resumable', '1.0.0').set('Upload-Length', '1');
+    expect([tusUnlabelled.status, tusUnlabelled.body.error.details]).toEqual([400, { field: 'label' }]);
     const traversal = await f.h.request().get('/files/docs/..%2F..%2Fetc%2Fpasswd').set(f.member.auth);
     expect(traversal.status).toBe(404);
   });
