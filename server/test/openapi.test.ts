@@ -156,6 +156,61 @@ describe('GET /openapi.json', () => {
     expect((document.components.schemas.Error!.properties as { error: { properties: { code: { enum: string[] } } } }).error.properties.code.enum).toContain('MFA_REQUIRED');
   });
 
+  it('describes the files routes (issue 28) as each caller may use them, and a bucket\'s records without a create', async () => {
+    const bytes = (path: string) => [`GET ${path}`, `HEAD ${path}`];
+    const uploads = (table: string) => [`OPTIONS /files/${table}/uploads`, `POST /files/${table}/uploads`, `HEAD /files/${table}/uploads/{upload}`, `PATCH /files/${table}/uploads/{upload}`, `DELETE /files/${table}/uploads/{upload}`];
+    const writes = (table: string) => [`POST /files/${table}`, `PUT /files/${table}/{id}`, ...uploads(table)];
+    const never = ['POST /api/photos', 'POST /api/docs'];
+    const anon = operations(await documentFor({ apikey: project.anonKey }));
+    expect(anon).toEqual(expect.arrayContaining([...bytes('/files/photos/{id}'), 'POST /files/photos/{id}/sign', 'GET /api/photos']));
+    for (const hidden of [...writes('photos'), ...bytes('/files/docs/{id}'), ...writes('docs'), ...never, 'GET /admin/tables/{name}/files/{id}']) expect(anon, hidden).not.toContain(hidden);
+
+    const member = operations(await documentFor(project.member.auth));
+    expect(member).toEqual(expect.arrayContaining([...bytes('/files/docs/{id}'), ...writes('docs'), 'POST /files/docs/{id}/sign', 'PUT /api/docs/{id}', 'DELETE /api/docs/{id}', ...bytes('/files/photos/{id}'), 'POST /files/photos/{id}/sign']));
+    for (const hidden of [...writes('photos'), ...never, 'GET /admin/tables/{name}/files/{id}']) expect(member, hidden).not.toContain(hidden);
+
+    // A read-only key reads; it uploads, replaces and signs nothing.
+    const readKey = operations(await documentFor({ Authorization: `Bearer ${await keyOf('read')}` }));
+    expect(readKey).toEqual(expect.arrayContaining([...bytes('/files/docs/{id}'), ...bytes('/files/photos/{id}')]));
+    for (const hidden of [...writes('docs'), 'POST /files/docs/{id}/sign', 'POST /files/photos/{id}/sign']) expect(readKey, hidden).not.toContain(hidden);
+
+    const document = await documentFor(project.owner.auth);
+    const owner = operations(document);
+    expect(owner).toEqual(expect.arrayContaining([...writes('photos'), ...writes('docs'), 'GET /admin/tables/{name}/files/{id}', 'PUT /admin/tables/docs/records/{id}']));
+    for (const hidden of [...never, 'POST /admin/tables/docs/records', 'POST /admin/tables/photos/records']) expect(owner, hidden).not.toContain(hidden);
+
+    // A bucket's bodies: no create; an update without the file columns (read-only on /api) or the uploader.
+    const { schemas } = document.components;
+    expect(Object.keys(schemas)).not.toContain('table.docs.api.insert');
+    expect(Object.keys(schemas['table.docs.api.update']!.properties as object).sort()).toEqual(['due', 'id', 'label', 'pinned', 'tags', 'weight']);
+    // The owner's tools set the name and the uploader, never what the bytes decide.
+    expect(Object.keys(schemas['table.docs.admin.update']!.properties as object)).toEqual(expect.arrayContaining(['name', 'user_id']));
+    for (const content of ['type', 'size', 'sha256']) expect(Object.keys(schemas['table.docs.admin.update']!.properties as object)).not.toContain(content);
+    expect((schemas['table.docs']!.properties as Record<string, { readOnly?: boolean }>).sha256!.readOnly).toBe(true);
+    type Operation = { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>; security: unknown[]; description?: string };
+    const operation = (path: string, method: string) => document.paths[path]![method] as unknown as Operation;
+    expect(Object.keys(operation('/api/docs/{id}', 'put').responses)).not.toContain('201');
+    expect(operation('/api/docs/{id}', 'put').description).toContain('400 naming `body`');
+    // Bytes outside the envelope: 200 and 206 with the file's headers, 304 and 416 without a body; no credentials for a signed link.
+    const download = operation('/files/photos/{id}', 'get');
+    expect(Object.keys(download.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '416', '400', '403', '404']));
+    expect(Object.keys(download.responses['200']!.content!)).toEqual(['application/octet-stream', '*/*']);
+    expect(Object.keys(download.responses['206']!.headers!)).toEqual(expect.arrayContaining(['ETag', 'Last-Modified', 'Cache-Control', 'Accept-Ranges', 'Content-Disposition', 'Content-Range']));
+    expect(download.responses['304']!.content).toBeUndefined();
+    expect(download.security).toContainEqual({});
+    expect(Object.keys(operation('/files/docs', 'post').responses)).toEqual(expect.arrayContaining(['201', '400', '403', '413', '429']));
+    // The owner's table descriptions: kind and a bucket's settings, and the create that makes one.
+    expect(schemas.Table!.required).toContain('kind');
+    expect(Object.keys(schemas.CreateTable!.properties as object)).toEqual(expect.arrayContaining(['kind', 'maxFileSize', 'allowedTypes']));
+
+    // Under rules, as the rules fold: a bucket anyone reads and nobody writes is a download for anon, no upload for anybody.
+    await h.request().patch('/admin/tables/photos').set(project.owner.auth).send({ policy: 'rules', rules: { read: 'true' } }).expect(200);
+    const folded = operations(await documentFor(project.member.auth));
+    expect(folded).toEqual(expect.arrayContaining(bytes('/files/photos/{id}')));
+    for (const hidden of writes('photos')) expect(folded, hidden).not.toContain(hidden);
+    await h.request().patch('/admin/tables/photos').set(project.owner.auth).send({ policy: 'public-read' }).expect(200);
+  });
+
   it('changes when the schema and the policies do', async () => {
     const before = operations(await documentFor({ apikey: project.anonKey }));
     expect(before).not.toContain('GET /api/secrets');

@@ -8,7 +8,7 @@ type Paths = Record<string, Record<string, Operation>>;
 
 export const pathParameter = (name: string, description: string, schema: Schema = str({ minLength: 1 })): Schema => ({ name, in: 'path', required: true, description, schema });
 // A table made with psql may have any name; reserved names (the accounts' tables, `_...`, `pg_...`) are 400.
-const tableName = pathParameter('name', `A served table (not ${RESERVED_TABLES.join(', ')} or a name starting with ${SYSTEM_TABLE_PREFIXES.join(' or ')})`, str({ pattern: noneOf(RESERVED_TABLES, SYSTEM_TABLE_PREFIXES) }));
+export const tableName = pathParameter('name', `A served table (not ${RESERVED_TABLES.join(', ')} or a name starting with ${SYSTEM_TABLE_PREFIXES.join(' or ')})`, str({ pattern: noneOf(RESERVED_TABLES, SYSTEM_TABLE_PREFIXES) }));
 const columnName = pathParameter('column', `A column of the table (not ${MANAGED_COLUMNS.join(', ')}: the server keeps those)`, str({ pattern: noneOf(MANAGED_COLUMNS) }));
 const paging = str({ pattern: wholeNumber(BigInt(Number.MAX_SAFE_INTEGER)) });
 /** `limit` and `offset` of an owner's list (`what`: "Accounts"). */

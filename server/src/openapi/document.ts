@@ -1,14 +1,17 @@
 import type { TableSchema } from '../db/schema.js';
 import { describesAccess } from '../policies/access.js';
-import { isOwner, type Caller } from '../policies/caller.js';
-import { adminPaths, operationPaths } from './admin.js';
+import { isOwner, isReadOnly, type Caller } from '../policies/caller.js';
+import { adminPaths, operationPaths, tableName } from './admin.js';
 import { publicAuthPaths, userAuthPaths } from './auth.js';
+import { adminFilePath, filePaths } from './files.js';
+import { FILE_SCHEMAS } from './fileValues.js';
 import { EMAIL_SCHEMAS, ownerEmailPaths, publicEmailPaths, userEmailPaths } from './email.js';
 import { MFA_SCHEMAS, ownerMfaPaths, publicMfaPaths, userMfaPaths } from './mfa.js';
 import { PROVIDER_SCHEMAS, publicProviderPaths, userProviderPaths } from './providers.js';
 import { tablePaths, tableSchemas, type TableAccess } from './records.js';
 import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS as ACCOUNT_SCHEMAS, str, type Operation, type Schema } from './schema.js';
 import { filterParameterComponents, type Readable } from './tables.js';
+import { tusPaths } from './tus.js';
 
 /**
  * The OpenAPI 3.1 document of the service as one caller may use it: anon sees the public-read tables, a member (or a
@@ -32,8 +35,8 @@ function accessOf(table: TableSchema, caller: Caller): TableAccess {
   return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
 
-/** The schemas a document may refer to: the account, table and value ones, email's, the second factor's, the providers'. */
-const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS, ...PROVIDER_SCHEMAS };
+/** The schemas a document may refer to: the account, table and value ones, email's, the second factor's, the providers', the files'. */
+const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS, ...PROVIDER_SCHEMAS, ...FILE_SCHEMAS };
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */
 function referencedSchemas(value: unknown, found: Set<string>): Set<string> {
@@ -90,10 +93,14 @@ export function buildDocument(tables: TableSchema[], caller: Caller, options: Do
     if (access.read || owner) Object.assign(parameters, filterParameterComponents(table));
     Object.assign(tableComponents, tableSchemas(table, access, owner ? ['api', 'admin'] : ['api'], readers));
     if (access.read || access.write) Object.assign(paths, tablePaths(table, access, 'api', readers));
+    // A bucket's files (`/files/<bucket>`, its resumable uploads) under the same decision; a read-only key signs no link.
+    if (table.bucket && (access.read || access.write)) Object.assign(paths, filePaths(table, { ...access, sign: access.read && !isReadOnly(caller) }));
+    if (table.bucket && access.write) Object.assign(paths, tusPaths(table));
   }
   if (anyReadable) paths['/realtime'] = severalTablesStream();
   if (owner) {
     Object.assign(paths, adminPaths(), ownerEmailPaths(), ownerMfaPaths());
+    if (tables.some((table) => table.bucket)) Object.assign(paths, adminFilePath(tableName));
     for (const table of tables) Object.assign(paths, tablePaths(table, { read: true, write: true }, 'admin', readers));
   }
 

@@ -25,6 +25,10 @@ const idParameter = (table: TableSchema): Schema => ({
   schema: str({ minLength: 1 }),
 });
 
+/** What a bucket's record routes say: its rows are files, made by uploads alone. */
+const BUCKET_ROWS = (table: TableSchema, surface: 'api' | 'admin'): string =>
+  `${table.name} is a bucket: each record is a file, created only by an upload (POST /files/${table.name}); a POST here in any form, and a PUT on an id with no record, are 400 naming \`body\`. ${surface === 'api' ? 'The file columns (`name`, `type`, `size`, `sha256`, `user_id`) are read-only here: sending one is 400 naming it; replace the content with PUT /files/' + table.name + '/{id}.' : 'The owner may also set `name` and `user_id`; `type`, `size` and `sha256` are the bytes\' own (400 naming them).'} Deleting a record deletes its bytes.`;
+
 const eventStream = (description: string) => ({
   status: 200,
   description,
@@ -36,7 +40,8 @@ export function tableSchemas(table: TableSchema, access: TableAccess, surfaces: 
   const schemas: Record<string, Schema> = { [componentName(table.name)]: recordSchema(table, readers) };
   for (const surface of surfaces) {
     if (surface === 'api' && !access.write) continue;
-    schemas[componentName(table.name, `${surface}.insert`)] = bodySchema(table, surface, 'insert');
+    // A bucket's rows are created by uploads alone: no create body invites a POST.
+    if (!table.bucket) schemas[componentName(table.name, `${surface}.insert`)] = bodySchema(table, surface, 'insert');
     schemas[componentName(table.name, `${surface}.update`)] = bodySchema(table, surface, 'update');
   }
   return schemas;
@@ -59,6 +64,7 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
     collection.get = {
       operationId: `${surface}.${table.name}.list`,
       summary: `List ${table.name} (${who})`,
+      ...(table.bucket ? { description: BUCKET_ROWS(table, surface) } : {}),
       tags,
       security,
       parameters: [...listParameters(table), ...select, ...filterParameters(table)],
@@ -73,7 +79,8 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
       responses: responses({ status: 200, description: 'The record', schema: envelope(record) }, READ_ERRORS),
     };
   }
-  if (access.write) {
+  // A bucket (API.md, Files): POST is 400 naming `body` in any form, so it is not listed; PUT only updates.
+  if (access.write && !table.bucket) {
     collection.post = {
       operationId: `${surface}.${table.name}.create`,
       summary: `Create a record of ${table.name}, or 1 to ${MAX_BULK_RECORDS} in one transaction`,
@@ -86,21 +93,22 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
         WRITE_ERRORS,
       ),
     };
+  }
+  if (access.write) {
+    const updated = responses({ status: 200, description: 'Updated', schema: envelope(record) }, WRITE_ERRORS);
     single.put = {
       operationId: `${surface}.${table.name}.upsert`,
-      summary: `Create the record with this id, or update it (only the keys sent)`,
+      summary: table.bucket ? 'Change a file\'s metadata (only the keys sent): an update only' : 'Create the record with this id, or update it (only the keys sent)',
+      ...(table.bucket ? { description: BUCKET_ROWS(table, surface) } : {}),
       tags,
       security,
       parameters: [idParameter(table), ...select],
-      requestBody: jsonBody(update, 'Creating takes the required columns; a body `id` must equal the path id'),
-      responses: {
-        ...responses({ status: 200, description: 'Updated', schema: envelope(record) }, WRITE_ERRORS),
-        201: { description: 'Created', content: { 'application/json': { schema: envelope(record) } } },
-      },
+      requestBody: jsonBody(update, `${table.bucket ? 'A body' : 'Creating takes the required columns; a body'} \`id\` must equal the path id`),
+      responses: table.bucket ? updated : { ...updated, 201: { description: 'Created', content: { 'application/json': { schema: envelope(record) } } } },
     };
     single.delete = {
       operationId: `${surface}.${table.name}.delete`,
-      summary: `Delete a record of ${table.name}`,
+      summary: table.bucket ? `Delete a file of ${table.name}: its record, and its bytes after the commit` : `Delete a record of ${table.name}`,
       tags,
       security,
       parameters: [idParameter(table)],

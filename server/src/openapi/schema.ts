@@ -4,10 +4,12 @@ import {
   API_KEY_PREFIX,
   COLUMN_NAME_PATTERN,
   COLUMN_TYPES,
+  DEFAULT_MAX_FILE_SIZE,
   EMAIL_MAX_LENGTH,
   ERROR_STATUS,
   INDEX_KINDS,
   LOCALE_MAX_LENGTH,
+  MAX_FILE_SIZE_LIMIT,
   ON_DELETE_RULES,
   OWNER_COLUMNS,
   PASSWORD_MAX_BYTES,
@@ -16,6 +18,7 @@ import {
   RULE_MEMBERS,
   MAX_EXPRESSION_LENGTH,
   ROLES,
+  TABLE_KINDS,
   TABLE_NAME_PATTERN,
 } from '@basalt/contract';
 import { EMAIL, LOCALE, passwordPattern, trimmedUnitsText } from './patterns.js';
@@ -47,23 +50,27 @@ export const envelope = (data: Schema, more: Record<string, Schema> = {}, requir
 
 /** The text of the error statuses every document uses, by status. */
 const ERROR_TEXTS: Record<number, string> = {
-  400: 'The request is not valid: `details` names the parameter or field. `EMAIL_REQUIRED` where an identity provider shared no email address and a new account needs one',
+  400: 'The request is not valid: `details` names the parameter or field (on /files: `type` for a type the bucket does not take; `body` for a create of a bucket\'s record other than by upload). `EMAIL_REQUIRED` where an identity provider shared no email address and a new account needs one',
   401: 'Missing, invalid or expired credentials (`details.reason` is `token_expired` for an expired access token)',
-  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`), `MFA_REQUIRED` where the account has a second factor on and this session has not proven it (`aal` 1)',
-  404: 'No such route, table, record, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`); on the second factor\'s routes, no factor is on; on /auth/oauth and /auth/identities, no identity provider of that name is configured (or linked, for an unlink)',
+  403: 'The caller may not do this: `details` names the table, its policy and the operation where a policy refused; `details.reason` is `read_only_key` where a `read` API key wrote what its user may write. On /auth: `SIGNUP_DISABLED` where sign-ups are off, `EMAIL_NOT_VERIFIED` where a sign-in needs a verified address (`auth.emailVerification` `required`), `MFA_REQUIRED` where the account has a second factor on and this session has not proven it (`aal` 1). On /files, `details.reason` is `link` for a signed link that expired or no longer matches the file',
+  404: 'No such route, table, bucket, record, file, account or mail (or a record outside the caller\'s scope); on /auth/otp, sign-in by email is not enabled (`auth.emailSignIn`); on the second factor\'s routes, no factor is on; on /auth/oauth and /auth/identities, no identity provider of that name is configured (or linked, for an unlink)',
   409: 'A conflict: a unique value taken, or a reference that still points at the row. `ACCOUNT_EXISTS` (`details.provider`) where an identity provider\'s first sign-in matched an account it may not link to by itself: sign in another way, then link',
-  413: 'The request body is larger than the limit',
-  429: 'Too many attempts: retry after `Retry-After` seconds',
+  413: 'The request body is larger than the limit (on /files: the bucket\'s `maxFileSize`, or what is left of the account\'s `limits.storageBytesPerUser`)',
+  429: 'Too many attempts (on /files: uploads past `limits.uploadsPerUser`): retry after `Retry-After` seconds',
   502: '`PROVIDER_ERROR`: the identity provider failed Basalt\'s request (its signing keys could not be fetched): retry shortly',
-  503: 'The database is unavailable, an identity provider\'s discovery has not succeeded yet, or the process is shutting down: retry',
+  503: 'The database is unavailable, an identity provider\'s discovery has not succeeded yet, too many image transforms are waiting (with `Retry-After`), or the process is shutting down: retry',
   504: 'The statement ran past STATEMENT_TIMEOUT',
 };
 export const ERROR_STATUSES = Object.keys(ERROR_TEXTS).map(Number);
 
-/** The responses of one operation: its success and the errors it can answer (always 503 where the database answers). */
-export function responses(success: { status: number; description: string; schema?: Schema; content?: Record<string, unknown> }, errors: number[]): Record<string, unknown> {
+/**
+ * The responses of one operation: its success and the errors it can answer (always 503 where the database answers). A
+ * success's `content` null: no body (a 204, tus's answers); `headers`: those it carries.
+ */
+export function responses(success: { status: number; description: string; schema?: Schema; content?: Record<string, unknown> | null; headers?: Record<string, unknown> }, errors: number[]): Record<string, unknown> {
+  const content = success.content === null ? {} : { content: success.content ?? { 'application/json': { schema: success.schema } } };
   const result: Record<string, unknown> = {
-    [success.status]: { description: success.description, content: success.content ?? { 'application/json': { schema: success.schema } } },
+    [success.status]: { description: success.description, ...(success.headers ? { headers: success.headers } : {}), ...content },
   };
   for (const status of errors) result[status] = { $ref: `#/components/responses/E${status}` };
   return result;
@@ -122,6 +129,9 @@ const columnDefinition = object(
   ['name', 'type'],
 );
 
+/** A type pattern of a bucket's `allowedTypes` (server/src/admin/definitions.ts reads the same). */
+export const ALLOWED_TYPE = '^(?:[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/(?:\\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})|\\*/\\*)$';
+
 /** `rules`: one expression per operation (API.md, "Access rules"); an absent member refuses it. */
 export const rulesSchema = object(Object.fromEntries(RULE_MEMBERS.map((member) => [member, str({ maxLength: MAX_EXPRESSION_LENGTH })])), []);
 
@@ -151,7 +161,9 @@ const table = object({
   },
   indexes: { type: 'array', items: object({ name: str(), columns: { type: 'array', items: str() }, unique: bool, kind: str({ enum: [...INDEX_KINDS] }) }) },
   realtime: object({ captured: bool, streamed: bool, problem: str() }, ['captured', 'streamed']),
-}, ['name', 'policy', 'ownerColumn', 'effectivePolicy', 'rules', 'rowCount', 'columns', 'indexes', 'realtime']);
+  kind: str({ enum: [...TABLE_KINDS], description: '`files`: a bucket, whose records are files uploaded through /files/<table>' }),
+  bucket: object({ maxFileSize: int({ minimum: 1, maximum: MAX_FILE_SIZE_LIMIT }), allowedTypes: nullable({ type: 'array', items: str() }) }, ['maxFileSize', 'allowedTypes'], { description: 'A bucket\'s settings (absent for a table of records): `allowedTypes` null takes every type' }),
+}, ['name', 'policy', 'ownerColumn', 'effectivePolicy', 'rules', 'rowCount', 'columns', 'indexes', 'realtime', 'kind']);
 
 const overviewPoint = object({
   at: dateTime,
@@ -212,8 +224,19 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   ),
   ColumnDefinition: columnDefinition,
   CreateTable: object(
-    { name: str({ pattern: TABLE_NAME_PATTERN.source }), columns: { type: 'array', items: ref('ColumnDefinition') }, policy: str({ enum: [...POLICIES] }), rules: rulesSchema },
+    {
+      name: str({ pattern: TABLE_NAME_PATTERN.source }),
+      columns: { type: 'array', items: ref('ColumnDefinition'), description: 'A bucket\'s are its metadata columns (not `name`, `type`, `size`, `sha256` or an owner column: it has `user_id`, the uploader)' },
+      policy: str({ enum: [...POLICIES] }),
+      rules: rulesSchema,
+      kind: str({ enum: [...TABLE_KINDS], description: '`files` makes a bucket: the file columns `name`, `type`, `size`, `sha256` and `user_id` (all read-only) come before `columns`' }),
+      maxFileSize: int({ minimum: 1, maximum: MAX_FILE_SIZE_LIMIT, description: `A bucket's largest file in bytes (default ${DEFAULT_MAX_FILE_SIZE})` }),
+      allowedTypes: { type: 'array', items: str({ pattern: ALLOWED_TYPE }), minItems: 1, maxItems: 64, description: 'A bucket\'s accepted types, as found in the bytes: `image/png`, `image/*` or `*/*` (absent: every type)' },
+    },
     ['name'],
+    // A bucket's settings go with `kind: "files"` (if/then rather than dependentSchemas: readers of JSON Schema draft 7,
+    // Prism's among them, know it too).
+    { allOf: ['maxFileSize', 'allowedTypes'].map((name) => ({ if: { required: [name] }, then: { required: ['kind'], properties: { kind: { const: 'files' } } } })) },
   ),
   CreateIndex: object({ columns: { type: 'array', items: str({ minLength: 1 }), minItems: 1 }, kind: str({ enum: ['btree', 'search'] }) }, ['columns']),
   Table: table,
@@ -252,7 +275,7 @@ export function errorResponses(): Record<string, unknown> {
       `E${status}`,
       {
         description,
-        ...(status === '429' ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: int({ minimum: 0 }) } } } : {}),
+        ...(status === '429' || status === '503' ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: int({ minimum: 0 }) } } } : {}),
         content: { 'application/json': { schema: ref('Error') } },
       },
     ]),

@@ -1,4 +1,4 @@
-import { COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, isListOperator, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { CONTENT_COLUMNS, COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, isListOperator, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import { isOrderable, type ColumnSchema, type TableSchema } from '../db/schema.js';
 import { forcedOwnerColumn, type Surface } from '../policies/access.js';
 import { embedNameOf } from '../records/index.js';
@@ -86,7 +86,11 @@ export function embedsOf(table: TableSchema, readers: Readable): Embed[] {
  */
 export function recordSchema(table: TableSchema, readers: Readable): Schema {
   const properties: Record<string, Schema> = {};
-  for (const column of table.columnList) properties[column.name] = withNull(column, valueSchema(column));
+  for (const column of table.columnList) {
+    const schema = withNull(column, valueSchema(column));
+    // `/api` writes may not set it (a bucket's file columns are all so): a body schema leaves it out.
+    properties[column.name] = column.readOnly ? { ...schema, readOnly: true } : schema;
+  }
   for (const embed of embedsOf(table, readers)) {
     const earlier = properties[embed.name];
     properties[embed.name] = earlier ? { anyOf: [earlier, embed.schema] } : embed.schema;
@@ -96,10 +100,18 @@ export function recordSchema(table: TableSchema, readers: Readable): Schema {
   });
 }
 
-/** The columns a body may set: not the server-managed timestamps, not generated ones, not a forced owner column. */
+/**
+ * The columns a body may set: not the server-managed timestamps, not generated ones, not a forced owner column, not a
+ * bucket's content columns (`type`, `size`, `sha256`: its bytes' own, on every surface).
+ */
 function writable(table: TableSchema, surface: Surface, forcedOwner: string | null): ColumnSchema[] {
   return table.columnList.filter(
-    (column) => !(TIMESTAMP_COLUMNS as readonly string[]).includes(column.name) && !column.generated && column.name !== forcedOwner && !(surface === 'api' && column.readOnly),
+    (column) =>
+      !(TIMESTAMP_COLUMNS as readonly string[]).includes(column.name) &&
+      !column.generated &&
+      column.name !== forcedOwner &&
+      !(surface === 'api' && column.readOnly) &&
+      !(table.bucket && (CONTENT_COLUMNS as readonly string[]).includes(column.name)),
   );
 }
 
@@ -108,8 +120,9 @@ export function bodySchema(table: TableSchema, surface: Surface, kind: 'insert' 
   const forcedOwner = forcedOwnerColumn(table, surface);
   const columns = writable(table, surface, forcedOwner);
   const properties: Record<string, Schema> = Object.fromEntries(columns.map((column) => [column.name, withNull(column, inputSchema(column))]));
-  // Under owner-scoped the owner column is set to the caller whatever the body says: any value is accepted and ignored.
-  if (forcedOwner) properties[forcedOwner] = { description: 'Any value, ignored: the column is set to the caller' };
+  // Under owner-scoped the owner column is set to the caller whatever the body says: any value is accepted and ignored
+  // (a bucket's uploader excepted: sending it is 400, as for any read-only column).
+  if (forcedOwner && !table.bucket) properties[forcedOwner] = { description: 'Any value, ignored: the column is set to the caller' };
   const required =
     kind === 'update'
       ? []
@@ -126,7 +139,7 @@ const parameter = (name: string, schema: Schema, description: string): Schema =>
 const integerType = (column: ColumnSchema): string => (column.pgType in INTEGER_RANGES ? column.pgType : 'int8');
 
 /** A filter value of this column as the query string carries it: coerced as a body value is (json compares as text). */
-function filterSchema(column: ColumnSchema): Schema {
+export function filterSchema(column: ColumnSchema): Schema {
   switch (column.type) {
     case 'integer':
       return ref(`IntegerText.${integerType(column)}`);

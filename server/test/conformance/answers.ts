@@ -3,9 +3,11 @@ import type { DocumentSchemas } from './validator.js';
 
 /**
  * A request and its answer checked against the document without Prism, for the calls Prism's proxy cannot carry: the
- * 302s of the redirect flow (`/auth/oauth/*`), which its proxy follows (node-fetch's default) instead of passing on.
- * What Prism checks, checked here with the suite's validators: the operation, its parameters and form body, the status
- * among its responses, a 302's `Location` by its header's schema (and no JSON), an error's body by its schema.
+ * 302s of the redirect flow (`/auth/oauth/*`), which its proxy follows (node-fetch's default) instead of passing on,
+ * and uploads of bytes that are not text (it forwards a body as the text it decoded). What Prism checks, checked here
+ * with the suite's validators: the operation, its parameters, form body and the media type of a raw body, the status
+ * among its responses, the headers it documents (a 302's `Location`), the body by the schema of its media type (a
+ * range such as `*\/*` included).
  */
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- an OpenAPI document
@@ -22,6 +24,8 @@ export interface RawAnswer {
   location: string | null;
   contentType: string;
   text: string;
+  /** The answer's headers, when the caller has them: each the document gives the status is checked. */
+  header?: (name: string) => string | null;
 }
 
 const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
@@ -43,8 +47,17 @@ export function locate(document: Json, method: string, pathname: string): Locate
 
 const resolve = (document: Json, value: Json): Json => (value.$ref ? (value.$ref as string).slice(2).split('/').reduce((node: Json, key) => node[key], document) : value);
 
-/** The request fits the operation: path and query parameters (each once, required ones present), a form body. */
-export function checkRequest(document: Json, schemas: DocumentSchemas, located: Located, url: URL, form?: Record<string, string>): void {
+/** The document's entry of a media type in `content`: exact, else `type/*`, else `*\/*`. */
+export function mediaEntry(content: Json | undefined, type: string): Json | undefined {
+  if (!content) return undefined;
+  return content[type] ?? content[`${type.split('/')[0]}/*`] ?? content['*/*'];
+}
+
+/**
+ * The request fits the operation: path and query parameters (each once, required ones present), a form body, or a raw
+ * body of a media type it takes (`rawType`).
+ */
+export function checkRequest(document: Json, schemas: DocumentSchemas, located: Located, url: URL, form?: Record<string, string>, rawType?: string): void {
   const where = `${located.template} ${url.search}`;
   for (const parameter of ((located.operation.parameters ?? []) as Json[]).map((entry) => resolve(document, entry))) {
     const given = parameter.in === 'path' ? [located.values[parameter.name]!] : parameter.in === 'query' ? url.searchParams.getAll(parameter.name) : [];
@@ -62,9 +75,17 @@ export function checkRequest(document: Json, schemas: DocumentSchemas, located: 
     expect(formSchema, `${where} takes no form`).toBeDefined();
     const validate = schemas.of(formSchema);
     expect(validate(form), `${where}: the form: ${schemas.errors(validate)}`).toBe(true);
+  } else if (rawType !== undefined) {
+    const type = rawType.split(';')[0]!.trim();
+    expect(mediaEntry(located.operation.requestBody?.content, type), `${where} takes no ${type || 'untyped'} body`).toBeDefined();
   } else if (located.operation.requestBody?.required) {
     expect.fail(`${where}: the body is required`);
   }
+}
+
+/** A header's text as its schema reads it (simple style: a number as a number). */
+function headerValue(schema: Json, text: string): unknown {
+  return (schema.type === 'integer' || schema.type === 'number') && /^-?[0-9]+(?:\.[0-9]+)?$/.test(text) ? Number(text) : text;
 }
 
 /** The answer is one the operation documents, and matches what it says of that status. */
@@ -72,16 +93,28 @@ export function checkAnswer(document: Json, schemas: DocumentSchemas, located: L
   const documented = located.operation.responses[String(answer.status)] as Json | undefined;
   expect(documented, `${where}: ${answer.status} is not a response of ${located.operation.operationId}: ${answer.text.slice(0, 300)}`).toBeDefined();
   const response = resolve(document, documented!);
-  if (answer.status >= 300 && answer.status < 400) {
+  // A redirect (not a 304, which names nothing) carries its Location.
+  if (answer.status >= 300 && answer.status < 400 && answer.status !== 304) {
     const header = response.headers?.Location as Json | undefined;
     expect(header?.required, `${where}: the document gives a ${answer.status} no Location`).toBe(true);
     expect(answer.location, `${where}: no Location`).not.toBeNull();
     const validate = schemas.of(header!.schema);
     expect(validate(answer.location), `${where}: Location ${answer.location}: ${schemas.errors(validate)}`).toBe(true);
   }
+  if (answer.header) {
+    for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+      const value = answer.header(name);
+      if (value === null) {
+        expect(header.required, `${where}: no ${name}`).not.toBe(true);
+        continue;
+      }
+      const validate = schemas.of(header.schema);
+      expect(validate(headerValue(header.schema, value)), `${where}: ${name}: ${value}: ${schemas.errors(validate)}`).toBe(true);
+    }
+  }
   const type = answer.contentType.split(';')[0]!.trim();
   if (answer.text === '' && !type) return;
-  const content = response.content?.[type] as Json | undefined;
+  const content = mediaEntry(response.content, type);
   expect(content, `${where}: ${answer.status} as ${type || 'no type'} is not documented`).toBeDefined();
   const validate = schemas.of(content!.schema);
   const body: unknown = type === 'application/json' ? JSON.parse(answer.text) : answer.text;

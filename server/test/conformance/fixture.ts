@@ -3,8 +3,8 @@ import { createTable, signUp, type Account, type Harness } from '../harness.js';
 
 /**
  * One project for the description's tests, the Prism run and the fuzz run: a table of each policy, every column type,
- * relations both ways, and a table made with psql (serial id, varchar, int8, date), so the document covers what a
- * real project holds.
+ * relations both ways, a table made with psql (serial id, varchar, int8, date), and two buckets (issue 28), so the
+ * document covers what a real project holds.
  */
 export interface Project {
   owner: Account;
@@ -13,6 +13,12 @@ export interface Project {
 }
 
 export const TABLES = ['authors', 'posts', 'comments', 'secrets', 'legacy'] as const;
+/**
+ * Buckets: `photos` is public-read (the owner uploads images and text, up to 64 KiB; anyone reads), `docs` is
+ * owner-scoped (each member uploads and reads their own), with metadata of every type a query parameter carries.
+ */
+export const BUCKETS = ['photos', 'docs'] as const;
+export const PHOTOS_MAX_BYTES = 64 * 1024;
 /** Columns that reference rows (of authors, posts, and users for owner columns): a value must name one that exists. */
 export const REFERENCES = ['author_id', 'post_id', 'user_id'];
 
@@ -51,6 +57,28 @@ export async function createProject(h: Harness): Promise<Project> {
     ],
   });
   await createTable(h, owner, { name: 'secrets', policy: 'private', columns: [{ name: 'label', type: 'text' }, { name: 'value', type: 'integer' }] });
+  await createTable(h, owner, {
+    name: 'photos',
+    kind: 'files',
+    policy: 'public-read',
+    maxFileSize: PHOTOS_MAX_BYTES,
+    allowedTypes: ['image/*', 'text/plain'],
+    columns: [
+      { name: 'caption', type: 'text' },
+      { name: 'rank', type: 'integer' },
+    ],
+  });
+  await createTable(h, owner, {
+    name: 'docs',
+    kind: 'files',
+    columns: [
+      { name: 'label', type: 'text' },
+      { name: 'tags', type: 'json' },
+      { name: 'pinned', type: 'boolean', default: false },
+      { name: 'due', type: 'timestamp' },
+      { name: 'weight', type: 'real' },
+    ],
+  });
   const client = new pg.Client({ connectionString: h.database.url });
   await client.connect();
   try {

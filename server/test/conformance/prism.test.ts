@@ -5,6 +5,8 @@ import { freePort, startHarness, uniqueEmail, type Harness } from '../harness.js
 import { emailSettings } from '../email/support.js';
 import { providerConfig } from '../providers/support.js';
 import { emailTraffic } from './emailTraffic.js';
+import { filesTraffic } from './filesTraffic.js';
+import { tusTraffic } from './tusTraffic.js';
 import { mfaTraffic } from './mfaTraffic.js';
 import { providerTraffic } from './providerTraffic.js';
 import { createProject, type Project } from './fixture.js';
@@ -19,7 +21,8 @@ import { Traffic, type Document } from './traffic.js';
  * flow's 302s (`/auth/oauth/*`) cannot pass through it either: its proxy follows every redirect itself (node-fetch's
  * default, with no option to turn it off), to the provider or to an app that is not there, so no 302 reaches its
  * caller. Those are sent to the service directly and checked against the same document here (`Traffic.redirect`);
- * their refusals, and every other provider answer, go through Prism.
+ * their refusals, and every other provider answer, go through Prism. Likewise an upload of an image: Prism's proxy
+ * reads a request body as text and forwards what it decoded (`Traffic.direct`); its downloads go through Prism.
  */
 
 const EXCLUDED = /\.stream$/;
@@ -227,7 +230,17 @@ describe('through the Prism validating proxy', () => {
     const publicUrl = h.services.email.settings.publicUrl;
     await providerTraffic({ t, op, publicUrl, owner: bearer(project.owner.accessToken), member: { headers: bearer(project.member.accessToken), email: project.member.email } });
     // Only the redirect flow's operations were checked outside Prism.
-    expect([...t.direct].sort()).toEqual(['auth.providerCallback', 'auth.providerCallbackForm', 'auth.providerStart']);
+    expect([...t.checkedHere].sort()).toEqual(['auth.providerCallback', 'auth.providerCallbackForm', 'auth.providerStart']);
+  }, 60_000);
+
+  it('files', async () => {
+    const owner = bearer(project.owner.accessToken);
+    const callers = { t, owner, member: bearer(project.member.accessToken), anon: { apikey: project.anonKey } };
+    await filesTraffic({ ...callers, upstream: h.url });
+    await tusTraffic(callers);
+    // Only an image's upload (Prism's proxy forwards a body as the text it decoded) and a 412 (the document requires
+    // the version Prism would hold it to) went to the service directly.
+    expect([...t.checkedHere].filter((operation) => operation.startsWith('files.'))).toEqual(['files.photos.upload', 'files.docs.uploadCreate']);
   }, 60_000);
 
   it('the operations routes', async () => {

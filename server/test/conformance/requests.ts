@@ -20,6 +20,8 @@ export interface FuzzRequest {
   url: string;
   /** Raw body text, or undefined for none. */
   body: string | undefined;
+  /** Header parameters (tus's, a download's conditions): required ones always, others now and then. */
+  headers: Record<string, string>;
   fault: string;
   /** Whether every value drawn from the document fits it (else the generator could not make one that does). */
   fits: boolean;
@@ -133,6 +135,14 @@ export class RequestMaker {
       if (known?.length === 0) continue;
       query.push([parameter.name, known && random() < 0.8 ? pick(random, known) : this.text(this.sample(parameter.schema, Math.floor(random() * 1e9)))]);
     }
+    // Header parameters: what fetch can send (visible ASCII); a drawn value it cannot is left out, and the request is unfit.
+    const headers: Record<string, string> = {};
+    for (const parameter of parameters.filter((candidate) => candidate.in === 'header')) {
+      if (!parameter.required && random() >= 0.1) continue;
+      const value = this.text(this.sample(parameter.schema, Math.floor(random() * 1e9)));
+      if (/^[\x20-\x7e]*$/.test(value)) headers[parameter.name] = value;
+      else this.fits = false;
+    }
     const bodySchema = target.operation.requestBody?.content?.['application/json']?.schema;
     let body: unknown = bodySchema ? this.sample(bodySchema, seed + 2) : undefined;
     let raw: string | undefined;
@@ -162,7 +172,7 @@ export class RequestMaker {
         query.push(...query.slice(0, 1), ['limit', '1'], ['limit', '2']);
         break;
       case 4:
-        if (target.method === 'get') break;
+        if (target.method === 'get' || target.method === 'head') break;
         fault = 'broken body';
         raw = pick(random, ['{', '[]', '[1,2]', '"text"', '123', 'null', '{"a":'.repeat(80), `[${'{},'.repeat(1200)}{}]`]);
         break;
@@ -170,6 +180,6 @@ export class RequestMaker {
         break;
     }
     const search = query.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&');
-    return { method: target.method.toUpperCase(), url: `${path}${search ? `?${search}` : ''}`, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), fault, fits: this.fits };
+    return { method: target.method.toUpperCase(), url: `${path}${search ? `?${search}` : ''}`, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)), headers, fault, fits: this.fits };
   }
 }

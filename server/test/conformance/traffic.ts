@@ -6,7 +6,8 @@ import { DocumentSchemas } from './validator.js';
  * HTTP calls through the Prism proxy, each checked for what Prism says about it (`sl-violations`, or its own 422/500
  * problem documents) and counted against the operations of the document, so a run can show that it used every one.
  * The redirect flow's 302s cannot pass through Prism's proxy (it follows redirects itself): `redirect` sends those to
- * the service directly and checks them against the document here (answers.ts).
+ * the service directly and checks them against the document here (answers.ts). So does `direct`, for uploads of
+ * bytes that are not text: Prism's proxy reads every request body as text and forwards what it decoded.
  */
 
 export type Document = { paths: Record<string, Record<string, { operationId: string }>> };
@@ -29,8 +30,8 @@ interface Route {
 export class Traffic {
   /** operationId -> statuses seen. */
   readonly seen = new Map<string, Set<number>>();
-  /** The operations whose answers were checked here instead of by Prism (`redirect`). */
-  readonly direct = new Set<string>();
+  /** The operations whose answers were checked here instead of by Prism (`redirect`, `direct`). */
+  readonly checkedHere = new Set<string>();
   private readonly routes: Route[];
   private schemas: DocumentSchemas | undefined;
 
@@ -91,34 +92,50 @@ export class Traffic {
    * here: the request's parameters and form, the status among the operation's, the 302's Location or the error's body.
    */
   async redirect(method: string, path: string, options: Pick<Sent, 'form'> & { status: number }): Promise<Answer> {
+    return this.direct(method, path, options);
+  }
+
+  /** A call sent to the service itself (not through Prism) and checked against the document here (answers.ts). */
+  async direct(method: string, path: string, options: Sent & { status: number }): Promise<Answer> {
     expect(this.upstream, 'a Traffic without the service\'s own address').toBeDefined();
     this.schemas ??= new DocumentSchemas(this.document);
     const url = new URL(path, this.upstream);
     const located = locate(this.document, method, url.pathname);
     expect(located, `${method} ${path} is not an operation of the document`).toBeDefined();
-    checkRequest(this.document, this.schemas, located!, url, options.form);
-    const response = await fetch(url, { method, redirect: 'manual', ...requestOf(options) });
+    const request = requestOf(options);
+    checkRequest(this.document, this.schemas, located!, url, options.form, options.raw && (new Headers(request.headers).get('content-type') ?? ''));
+    const response = await fetch(url, { method, redirect: 'manual', ...request });
     const text = await response.text();
     const location = response.headers.get('location');
     const where = `${method} ${path}`;
     expect(response.status, `${where}: ${location ?? text.slice(0, 400)}`).toBe(options.status);
-    checkAnswer(this.document, this.schemas, located!, { status: response.status, location, contentType: response.headers.get('content-type') ?? '', text }, where);
+    checkAnswer(this.document, this.schemas, located!, { status: response.status, location, contentType: response.headers.get('content-type') ?? '', text, header: (name) => response.headers.get(name) }, where);
     this.seeing(located!.operation.operationId as string, response.status);
-    this.direct.add(located!.operation.operationId as string);
+    this.checkedHere.add(located!.operation.operationId as string);
     const json = (response.headers.get('content-type') ?? '').includes('json');
     return { status: response.status, location, body: json ? JSON.parse(text) : text, headers: response.headers };
   }
 }
 
-/** What a call sends: headers, and a JSON body or a form. */
+/** What a call sends: headers, and a JSON body, a form, bytes (a file) or a multipart form. */
 export interface Sent {
   headers?: Record<string, string>;
   body?: unknown;
   form?: Record<string, string>;
+  /** A body as it is, with its Content-Type (none: no header). */
+  raw?: { type?: string; data: string | Uint8Array };
+  multipart?: FormData;
 }
 
 function requestOf(options: Sent): RequestInit {
   const headers: Record<string, string> = { ...options.headers };
+  if (options.raw !== undefined) {
+    if (options.raw.type !== undefined) headers['content-type'] = options.raw.type;
+    const { data } = options.raw;
+    return { headers, body: typeof data === 'string' ? data : new Blob([data as Uint8Array<ArrayBuffer>]) };
+  }
+  // fetch writes the boundary into the Content-Type itself.
+  if (options.multipart !== undefined) return { headers, body: options.multipart };
   if (options.form !== undefined) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
     return { headers, body: new URLSearchParams(options.form).toString() };
