@@ -92,6 +92,17 @@ describe('GET /metrics: what is counted', () => {
     expect(apiRoutes.sort()).toEqual(['/api/:table', '/api/:table/:id', `/api/${T}`, `/api/${T}/:id`]);
   });
 
+  it('names files by template: downloads and resumable uploads, never an id or a crafted name', async () => {
+    const before = (await scrape()).samples;
+    expect((await h.request().get('/files/crafted_bucket_x7/file-id-x8').set(anonHeaders(h))).status).toBe(404);
+    expect((await h.request().head('/files/crafted_bucket_x7/file-id-x8').set(anonHeaders(h))).status).toBe(404);
+    expect((await h.request().patch('/files/crafted_bucket_x7/uploads/upload-id-x9').set(anonHeaders(h))).status).not.toBe(200);
+    const { text, samples } = await scrape();
+    expect(requests(samples, '/files/:table/:id', '404') - requests(before, '/files/:table/:id', '404')).toBeGreaterThanOrEqual(1);
+    expect([...labelValues(samples, 'route')]).toContain('/files/:table/uploads');
+    for (const value of ['x7', 'x8', 'x9']) expect(text).not.toContain(value);
+  });
+
   it('names Express routes by their full template, also when the route answers with an error', async () => {
     const before = (await scrape()).samples;
     expect((await h.request().get(`/admin/tables/${T}`).set(owner.auth)).status).toBe(200);

@@ -69,7 +69,7 @@ export class Downloads {
       const { caller, surface, bare } = proof as Extract<Proof, { caller: Caller }>;
       // A request without credentials is anon only where anon reads every row (a plain URL, API.md "Client library").
       if (bare && !this.files.publicBucket(table)) throw unauthorized('Credentials are required: an Authorization bearer token or an apikey header (or a signed link)');
-      row = await this.files.row(caller, table.name, request.id, surface);
+      row = await this.files.rowOf(caller, table.name, request.id, surface);
       cacheControl = surface === 'api' && this.files.publicBucket(table) ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate';
     }
     const served: Served = { key: fileKey(table.name, row.id, row.sha256), size: Number(row.size), type: row.type, name: row.name, etag: `"${row.sha256}"`, lastModified: new Date(row.updatedAt), cacheControl };

@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { decodePathSegment } from '../records/index.js';
 import { APIKEY_HEADER, UPLOADS_SEGMENT } from '@basalt/contract';
 import { resolveCaller } from '../auth/credentials.js';
 import type { KeyService } from '../auth/keys/service.js';
@@ -71,7 +72,34 @@ async function download(deps: FileRouteDeps, req: Request, res: Response, proof:
   await sendFile(deps.files.registry.store, req, res, answer);
 }
 
-export function fileRoutes(deps: FileRouteDeps): Router {
+/** `/<table>/<id>` (a trailing slash too, as Express's routes take it): a file's GET or HEAD, read without the router. */
+const FILE_PATH = /^\/([^/]+)\/([^/]+)\/?$/;
+
+/**
+ * A file's download, the hot path (bench F1): answered before Express's router, as `/api` is (its matching and
+ * parameter decoding showed in every read's profile, docs/performance.md); every other /files route goes on to it.
+ */
+function downloadFirst(deps: FileRouteDeps, router: Router): RequestHandler {
+  return async (req, res, next) => {
+    const match = req.method === 'GET' || req.method === 'HEAD' ? FILE_PATH.exec(req.path) : null;
+    if (!match || match[2] === UPLOADS_SEGMENT) {
+      router(req, res, next);
+      return;
+    }
+    await answerDownload(deps, req, res, decodePathSegment(match[1]!), decodePathSegment(match[2]!));
+  };
+}
+
+async function answerDownload(deps: FileRouteDeps, req: Request, res: Response, table: string, id: string): Promise<void> {
+  const signed = req.query.sig !== undefined || req.query.expires !== undefined;
+  // No credentials at all (an <img src>, a shared URL): anon for a bucket anon reads whole, else the 401 of /api.
+  const bare = req.headers.authorization === undefined && req.headers[APIKEY_HEADER] === undefined;
+  // A signed link is its own proof: credentials sent with it are not asked.
+  const proof: Proof = signed ? { link: { expires: String(req.query.expires), sig: String(req.query.sig) } } : bare ? { caller: ANON, surface: 'api', bare: true } : { caller: await callerOf(req, deps), surface: 'api' };
+  await download(deps, req, res, proof, table, id);
+}
+
+export function fileRoutes(deps: FileRouteDeps): RequestHandler {
   const router = Router();
   const readObject = jsonObjectReader(deps.bodyLimitBytes);
   const { uploads } = deps;
@@ -101,17 +129,8 @@ export function fileRoutes(deps: FileRouteDeps): Router {
     sendJson(res, 200, { data: await deps.downloads.sign(caller, String(req.params.table), String(req.params.id), body) });
   });
 
-  // GET and HEAD (Express routes HEAD to GET handlers; sendFile writes no body for HEAD).
-  router.get('/:table/:id', async (req, res) => {
-    const signed = req.query.sig !== undefined || req.query.expires !== undefined;
-    // A signed link is its own proof: credentials sent with it are not asked.
-    // No credentials at all (an <img src>, a shared URL): anon for a bucket anon reads whole, else the 401 of /api.
-    const bare = req.headers.authorization === undefined && req.headers[APIKEY_HEADER] === undefined;
-    const proof: Proof = signed ? { link: { expires: String(req.query.expires), sig: String(req.query.sig) } } : bare ? { caller: ANON, surface: 'api', bare: true } : { caller: await callerOf(req, deps), surface: 'api' };
-    await download(deps, req, res, proof, String(req.params.table), String(req.params.id));
-  });
-
-  return router;
+  // GET and HEAD are downloadFirst's (sendFile writes no body for HEAD).
+  return downloadFirst(deps, router);
 }
 
 /** `GET /admin/tables/:name/files/:id`: the owner's console reads any file's bytes (no policy; owner only). */

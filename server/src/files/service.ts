@@ -98,6 +98,11 @@ export class FileService {
   /** The row of a file as `GET /api/:table/:id` answers it to this caller (its statuses), or on the owner's surface. */
   async row(caller: Caller, table: string, id: string, surface: 'api' | 'admin' = 'api'): Promise<FileRow> {
     await this.bucket(table);
+    return this.rowOf(caller, table, id, surface);
+  }
+
+  /** `row` of a table already known to be a bucket. */
+  async rowOf(caller: Caller, table: string, id: string, surface: 'api' | 'admin' = 'api'): Promise<FileRow> {
     const answer = await answerRecordCall(this.options.records, { surface, caller, target: { action: 'get', table, id }, query: {}, queryBytes: 0, readBody: async () => ({}) });
     return answer.body.data as FileRow;
   }

@@ -12,6 +12,9 @@ export const UNMATCHED = '(unmatched)';
 const API_TABLE = '/api/:table';
 const API_RECORD = '/api/:table/:id';
 const CONSOLE = '/console/*splat';
+const FILE = '/files/:table/:id';
+const UPLOADS = '/files/:table/uploads';
+const UPLOADS_PATH = /^\/files\/[^/?]+\/uploads(?:[/?]|$)/;
 
 /** What the walk needs of Express's router (express 5 / router 2): its layers, their routes and mount paths. */
 interface LayerLike {
@@ -55,6 +58,8 @@ export class RouteLabeler {
     const url = req.originalUrl;
     if (url.startsWith('/api/')) return this.apiTemplate(req, url);
     if (url.startsWith('/console/')) return CONSOLE;
+    // Files' downloads and resumable uploads answer before (or outside) Express's router: their templates by shape.
+    if (url.startsWith('/files/')) return UPLOADS_PATH.test(url) ? UPLOADS : req.method === 'GET' || req.method === 'HEAD' ? FILE : UNMATCHED;
     return UNMATCHED;
   }
 

@@ -6,7 +6,7 @@
 export { answerRecordCall, type RecordCall, type RecordDeps } from './pipeline.js';
 export { administeredTable } from './authorize.js';
 export { missingOnCreate, validateRecordBody } from './body.js';
-export { parseTarget, queryBytesOf, type RecordAction } from './parse.js';
+export { decodePathSegment, parseTarget, queryBytesOf, type RecordAction } from './parse.js';
 export { parseListParams, parsePaging, parseOrder, parseValueList, single, type QueryParams } from './query/parse.js';
 export { planConditions, type Condition } from './query/plan.js';
 export { planFilter, type ExpressionFilter } from './query/filter.js';

@@ -42,6 +42,15 @@ export class LocalStore implements ObjectStore {
     await fs.rename(this.pathOf(from), target);
   }
 
+  async readWhole(key: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(this.pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
   async get(key: string, range?: ByteRange): Promise<Readable | null> {
     const file = this.pathOf(key);
     try {

@@ -14,6 +14,8 @@ export interface ObjectStore {
   put(key: string, body: Readable): Promise<void>;
   /** The bytes of `key`, all or `[start, end]` (inclusive); null when there is no such object. */
   get(key: string, range?: ByteRange): Promise<Readable | null>;
+  /** A small object's bytes at once (null when there is none): a driver that reads them cheaper than as a stream. */
+  readWhole?(key: string): Promise<Buffer | null>;
   /** Moves an object to another key (replacing one there): a finished upload's staging object to its content's key. */
   move(from: string, to: string): Promise<void>;
   /** Removes `key`; an absent key is not an error. */
