@@ -26,7 +26,7 @@ export interface Bench {
    * the end of the round's scenarios when A1 is not run), so its ratio to A1 pairs runs minutes apart at most.
    */
   secondStep?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
-  /** F2 (bench/fileTransfers.ts), when selected: its runs of one round, after the round's other scenarios. */
+  /** F2 (bench/fileTransfers.ts), when selected: its runs of one round; every round's after the main rounds. */
   transfers?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
 }
 
@@ -174,7 +174,6 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
       if (scenario === A1 && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
     }
     if (!scenarios.includes(A1) && phase === 'main' && bench.secondStep) bench.records.push(...(await bench.secondStep(order, round)));
-    if (phase === 'main' && bench.transfers) bench.records.push(...(await bench.transfers(order, round)));
     if (phase === 'growth') {
       // Issue 16's comparisons: Basalt's page with its total, the baseline's without, taking turns slice by slice.
       for (const pair of TOTAL_PAIRS) {
@@ -190,6 +189,10 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
     bench.records.push(...(await measureInTurn(bench, order, CONCURRENT, phase, round, [R2, A1])));
     bench.records.push(...(await measureAbuse(bench, order, round)));
   }
+  // F2 moves gigabytes through the disk: its rounds come after every other scenario's, so the filesystem's writeback
+  // and the freeing of deleted files never fall on the next round's writes (W1-W3 commit with fsync on the same disk).
+  if (phase !== 'main' || !bench.transfers) return;
+  for (let round = 1; round <= bench.options.rounds; round++) bench.records.push(...(await bench.transfers(rotated(servers, round), round)));
 }
 
 /** A1 while A2 guesses at another account from its own address (bench/abuse.ts); Basalt only. */
