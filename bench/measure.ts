@@ -26,7 +26,7 @@ export interface Bench {
    * the end of the round's scenarios when A1 is not run), so its ratio to A1 pairs runs minutes apart at most.
    */
   secondStep?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
-  /** F2 (bench/fileTransfers.ts), when selected: its runs of one round; every round's after the main rounds. */
+  /** F2 (bench/fileTransfers.ts), when selected: its runs of one round; all rounds at the end (runTransfers). */
   transfers?: (order: ServerName[], round: number) => Promise<RunRecord[]>;
 }
 
@@ -189,9 +189,15 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
     bench.records.push(...(await measureInTurn(bench, order, CONCURRENT, phase, round, [R2, A1])));
     bench.records.push(...(await measureAbuse(bench, order, round)));
   }
-  // F2 moves gigabytes through the disk: its rounds come after every other scenario's, so the filesystem's writeback
-  // and the freeing of deleted files never fall on the next round's writes (W1-W3 commit with fsync on the same disk).
-  if (phase !== 'main' || !bench.transfers) return;
+}
+
+/**
+ * F2's rounds, after every other scenario of the run (growth part included): its gigabytes through the disk evict the
+ * tables' pages from the OS cache and leave writeback behind, which fell on whatever was measured next (the first
+ * full runs: W1-W3 after each round's F2, T1 after all of them).
+ */
+export async function runTransfers(bench: Bench, servers: readonly ServerName[]): Promise<void> {
+  if (!bench.transfers) return;
   for (let round = 1; round <= bench.options.rounds; round++) bench.records.push(...(await bench.transfers(rotated(servers, round), round)));
 }
 

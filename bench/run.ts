@@ -19,7 +19,7 @@ import { R8 } from './ruleScenarios.js';
 import { createProject, seedItems, seedMyItems, seedShared, SHARED_GROWTH_ROWS } from './seed.js';
 import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { runRounds, type Bench } from './measure.js';
+import { runRounds, runTransfers, type Bench } from './measure.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 import { parseEmailOptions, runEmailBench } from './email.js';
 import { prepareA1M } from './mfa.js';
@@ -201,6 +201,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       // The baseline and one Basalt process: how cost grows is the question, and the time budget holds.
       await runRounds(bench, 'growth', GROWTH_SCENARIOS, ['baseline', 'basalt-1'], false);
     }
+    await runTransfers(bench, SERVERS);
     for (const name of ['basalt-1', 'basalt-2'] as const) {
       if (!bench.logLines[name]) bench.problems.push(`${name} wrote no request log lines: production logging is part of what is measured`);
     }

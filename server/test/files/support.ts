@@ -15,6 +15,8 @@ export interface FilesHarness {
   owner: Account;
   member: Account;
   other: Account;
+  /** Where its bytes are: another harness on the same database and store is another process of the deployment. */
+  storage: StorageSettings;
   /** Every object the store holds now (file names under the folder, or s3rver's object files). */
   objects(): Promise<string[]>;
   /** Rows of the registry of stored objects. */
@@ -51,6 +53,7 @@ export async function startFiles(driver: Driver, options: HarnessOptions = {}): 
     owner,
     member,
     other,
+    storage,
     objects,
     async registered() {
       const client = await h.sql();
