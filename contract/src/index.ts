@@ -13,3 +13,4 @@ export * from './lsn.js';
 export * from './email.js';
 export * from './mfa.js';
 export * from './files.js';
+export * from './webhooks.js';

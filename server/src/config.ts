@@ -54,6 +54,8 @@ export interface Config {
   email: EmailSettings;
   /** `auth.providers` of config.json, with their secrets from the environment (issue 27). */
   providers: ProviderConfig[];
+  /** `webhooks` of config.json (issue 29). */
+  webhooks: WebhookConfig;
   configPath: string;
 }
 
@@ -132,6 +134,24 @@ export interface ProjectConfig {
   /** `email` and `auth` as written: checked by parseEmailSettings, which also needs the environment. */
   email?: unknown;
   auth?: unknown;
+  /** `webhooks` (issue 29). */
+  webhooks?: WebhookConfig;
+}
+
+/** `webhooks` of config.json: `allowPrivateTargets` lets webhooks reach loopback and private addresses (tests, a LAN). */
+export interface WebhookConfig {
+  allowPrivateTargets: boolean;
+}
+
+function parseWebhookConfig(value: unknown, configPath: string): WebhookConfig {
+  if (value === undefined) return { allowPrivateTargets: false };
+  const known = ['allowPrivateTargets'];
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).some((key) => !known.includes(key))) {
+    throw new ConfigError(`${configPath}: "webhooks" must be an object such as { "allowPrivateTargets": false }`);
+  }
+  const { allowPrivateTargets = false } = value as { allowPrivateTargets?: unknown };
+  if (typeof allowPrivateTargets !== 'boolean') throw new ConfigError(`${configPath}: webhooks.allowPrivateTargets must be true or false`);
+  return { allowPrivateTargets };
 }
 
 /** `limits` of config.json: false, or an object overriding some of the defaults, each `{ max, windowSeconds }`. */
@@ -201,13 +221,13 @@ export function readProjectConfig(configPath: string): ProjectConfig {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError(`${configPath}: must hold a JSON object such as { "signupEnabled": true }`);
   }
-  const known = new Set(['signupEnabled', 'limits', 'email', 'auth']);
+  const known = new Set(['signupEnabled', 'limits', 'email', 'auth', 'webhooks']);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`${configPath}: unknown key "${key}" (known keys: ${[...known].join(', ')})`);
   }
-  const { signupEnabled = true, limits, email, auth } = parsed as { signupEnabled?: unknown; limits?: unknown; email?: unknown; auth?: unknown };
+  const { signupEnabled = true, limits, email, auth, webhooks } = parsed as { signupEnabled?: unknown; limits?: unknown; email?: unknown; auth?: unknown; webhooks?: unknown };
   if (typeof signupEnabled !== 'boolean') throw new ConfigError(`${configPath}: "signupEnabled" must be true or false`);
-  return { signupEnabled, limits: parseLimits(limits, configPath), email, auth };
+  return { signupEnabled, limits: parseLimits(limits, configPath), email, auth, webhooks: parseWebhookConfig(webhooks, configPath) };
 }
 
 /** Environment plus config.json, validated once at start-up. */
@@ -250,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: parseMetricsToken(env.METRICS_TOKEN),
     email: parseEmailSettings(project, env, { configPath, production, port }),
     storage: parseStorageUrl(env, path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data'))),
+    webhooks: project.webhooks ?? { allowPrivateTargets: false },
     providers: parseProviders((project.auth as { providers?: unknown } | undefined)?.providers, env, configPath),
     configPath,
   };

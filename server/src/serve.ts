@@ -37,6 +37,7 @@ export async function serve(
     metricsToken: config.metricsToken,
     email: config.email,
     providers: config.providers,
+    webhooks: config.webhooks,
     storage: config.storage,
     production: config.production,
     ...(config.production ? {} : { announceMail: (message: string) => logger.info(message) }),

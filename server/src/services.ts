@@ -37,6 +37,8 @@ import type { Mfa } from './auth/mfa/service.js';
 import type { ProvidersService } from './auth/providers/service.js';
 import type { ProviderConfig } from './auth/providers/settings.js';
 import type { EmailSettings } from './auth/email/settings.js';
+import type { WebhookConfig } from './config.js';
+import { createWebhooks, type Webhooks } from './webhooks/wiring.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -76,6 +78,8 @@ export interface ServiceOptions {
   storage?: StorageSettings;
   /** NODE_ENV=production: signed links need PUBLIC_URL set (a default localhost URL would be a broken link). */
   production?: boolean;
+  /** `webhooks` of config.json; default: private targets refused. */
+  webhooks?: WebhookConfig;
 }
 
 /** The domain parts of one process, wired together; the HTTP app is built on top by `createApp`. */
@@ -124,6 +128,8 @@ export interface Services {
   tables: TableAdmin;
   /** Buckets' bytes: uploads, downloads, signed links, transforms, the sweep (files/). */
   files: Files;
+  /** The owner's webhooks, the queue filled from the change log and its delivery (webhooks/). */
+  webhooks: Webhooks;
   signupEnabled: boolean;
   close(): Promise<void>;
 }
@@ -218,6 +224,11 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const storage = options.storage ?? { driver: 'file' as const, directory: path.join(PROJECT_ROOT, '.data', 'files') };
     const files = await createFiles({ knex, cache, records, limiter, limits: options.limits ?? DEFAULT_LIMITS, jwtSecret: options.jwtSecret, storage, publicUrl: () => (options.production && email.settings.publicUrlIsDefault ? null : email.settings.publicUrl), onError: options.onError });
     records.deleted = (table, id) => void files.service.deleted(table, id).catch((error: unknown) => options.onError?.(error));
+    const webhooks = createWebhooks({
+      knex, pool, cache, jwtSecret: options.jwtSecret, config: options.webhooks ?? { allowPrivateTargets: false }, onError: options.onError,
+      captureProblem: (table) => placement.problem(table),
+      holdCapture: (tables) => capture.hold(tables),
+    });
     return {
       knex,
       pool,
@@ -250,15 +261,18 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         replicas: replicaSet,
         metricsToken: options.metricsToken,
         mail: { counts: email.counts, backlog: () => email.outbox.backlog() },
+        webhooks: { counts: webhooks.counts, backlog: () => webhooks.backlog() },
       }),
       streamsPerCaller: (options.limits || DEFAULT_LIMITS).realtimeStreamsPerCaller,
       maxStreams: options.realtimeMaxStreams ?? 5000,
       records,
       files,
-      tables: new TableAdmin(knex, cache, (table) => placement.problem(table)),
+      webhooks,
+      tables: new TableAdmin(knex, cache, (table) => placement.problem(table), (table, column) => webhooks.service.filterReading(table, column)),
       signupEnabled: options.signupEnabled,
       async close() {
         hub.close();
+        await webhooks.close();
         counting.stop();
         placement.stop();
         capture.stop();

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../../test-support/databa
 import { createApp } from '../src/app.js';
 import { createServices, type Services } from '../src/services.js';
 import { createHttpServer } from '../src/http/server.js';
-import type { ReplicaConfig } from '../src/config.js';
+import type { ReplicaConfig, WebhookConfig } from '../src/config.js';
 
 export { freePort } from '../../test-support/ports.js';
 
@@ -66,6 +66,8 @@ export interface HarnessOptions {
   storage?: StorageSettings;
   /** Listen on this port (a provider must know Basalt's callback before it starts); default: any free one. */
   port?: number;
+  /** `webhooks` of config.json (issue 29); default: private targets refused. */
+  webhooks?: WebhookConfig;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     providers: options.providers,
     storage,
     production: options.production,
+    webhooks: options.webhooks,
   });
   const app = createApp(services, {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,

@@ -112,7 +112,7 @@ function checkPolicyWithRules(change: PolicyChange, creating: boolean): void {
   if (creating && change.rules !== undefined && change.policy === undefined) throw invalidField('rules', 'rules go with policy "rules"');
 }
 
-function firstProblem(error: Joi.ValidationError, prefix: string): never {
+export function firstProblem(error: Joi.ValidationError, prefix: string): never {
   const detail = error.details[0];
   const path = detail?.path.join('.') ?? '';
   const field = prefix && path ? `${prefix}.${path}` : prefix || path || 'body';

@@ -23,6 +23,8 @@ import type { Telemetry } from '../ops/telemetry.js';
 import type { EmailService } from '../auth/email/service.js';
 import { ownerEmailRoutes } from '../auth/email/routes.js';
 import type { Mfa } from '../auth/mfa/service.js';
+import { webhookRoutes } from '../webhooks/routes.js';
+import type { Webhooks } from '../webhooks/wiring.js';
 
 /**
  * /admin: the owner's tools. The role is checked before routing, so a member gets 403 on every path under /admin,
@@ -43,6 +45,7 @@ export function adminRoutes(deps: {
   providers: { registry: { list(): Array<{ name: string; displayName: string }> } };
   bodyLimitBytes: number;
   signupEnabled: boolean;
+  webhooks: Webhooks;
 }): Router {
   const { cache, tables, accounts, tokens } = deps;
   const router = Router();
@@ -178,6 +181,7 @@ export function adminRoutes(deps: {
     sendJson(res, 200, { data: { anonKey: tokens.anonKey, signupEnabled: deps.signupEnabled, smtp: deps.email.smtp, providers: deps.providers.registry.list() } });
   });
   router.use(ownerEmailRoutes(deps.email, body));
+  router.use(webhookRoutes(deps.webhooks.service, body));
 
   return router;
 }

@@ -91,6 +91,8 @@ export class TableAdmin {
     private readonly cache: SchemaCache,
     /** Why a table's changes cannot be captured for realtime (tracking/place.ts), shown in its description. */
     private readonly captureProblem: (table: string) => string | undefined = () => undefined,
+    /** The first webhook filter that reads a table or column (`webhooks.<id>.filter`), which a drop would break. */
+    private readonly filterReading: (table: string, column?: string) => Promise<string | undefined> = async () => undefined,
   ) {}
 
   /** A table the owner may administer: reserved names are 400, unknown ones 404. */
@@ -208,8 +210,8 @@ export class TableAdmin {
 
   async drop(name: string): Promise<TableInfo> {
     const info = await this.describe(name);
-    const rule = ruleReading(this.cache.servedTables(), name);
-    if (rule) throw ruleConflict(rule, `${name} is read by the rule ${rule}: change that rule first`);
+    const rule = ruleReading(this.cache.servedTables(), name) ?? (await this.filterReading(name));
+    if (rule) throw ruleConflict(rule, `${name} is read by ${rule}: change that first`);
     const referencing = this.referencesTo(name);
     if (referencing.length > 0) {
       throw referenceConflict(referencing[0]!, `${name} is still referenced by ${referencing.join(', ')}: drop or change those columns first`);
@@ -262,8 +264,8 @@ export class TableAdmin {
     }
     if (!table.columns.has(columnName)) throw notFound(`No column ${columnName} in ${name}`);
     if (isFileColumn(table, columnName)) throw invalidField('column', `${columnName} is a file column of the bucket ${name} and cannot be dropped`);
-    const rule = ruleReading(this.cache.servedTables(), name, columnName);
-    if (rule) throw ruleConflict(rule, `${name}.${columnName} is read by the rule ${rule}: change that rule first`);
+    const rule = ruleReading(this.cache.servedTables(), name, columnName) ?? (await this.filterReading(name, columnName));
+    if (rule) throw ruleConflict(rule, `${name}.${columnName} is read by ${rule}: change that first`);
     await this.change(async (trx) => {
       // The owner-move trigger depends on the owner column: it goes first, and the triggers come back for the owner
       // column the table has without it (capture goes on; counting restarts for the table as it will be).

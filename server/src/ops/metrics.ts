@@ -22,6 +22,11 @@ export interface MetricSources {
   replicas?: Pick<Replicas, 'report' | 'primaryFallbacks'> | null;
   /** The outbox: mails this process sent or gave up on, and the queue as the database holds it. */
   mail?: { counts: { sent: number; failed: number }; backlog(): Promise<{ queued: number; oldestSeconds: number }> };
+  /** Webhooks: attempts of this process by outcome, and the queue and the log's hold as the database holds them. */
+  webhooks?: {
+    counts: { delivered: number; failed: number; dead: number };
+    backlog(): Promise<{ queued: number; oldestSeconds: number; logBehindSeconds: number }>;
+  };
 }
 
 /** Seconds; from a millisecond to ten seconds, the range where an API's latency means something. */
@@ -80,6 +85,7 @@ export class ProcessMetrics {
     );
     if (sources.replicas) replicaMetrics(registers, sources.replicas);
     if (sources.mail) mailMetrics(registers, sources.mail);
+    if (sources.webhooks) webhookMetrics(registers, sources.webhooks);
     const workers = new Gauge({ name: SCRAPE_WORKERS, help: SCRAPE_WORKERS_HELP, labelNames: ['state'], registers });
     workers.set({ state: 'answered' }, 1);
     workers.set({ state: 'missing' }, 0);
@@ -189,6 +195,40 @@ function mailMetrics(registers: Registry[], mail: NonNullable<MetricSources['mai
       this.set((await read()).oldestSeconds);
     },
   });
+}
+
+/** Webhooks: outcomes of this process's attempts; the queue, its oldest and how far the enqueuer lags the log (max over workers). */
+function webhookMetrics(registers: Registry[], webhooks: NonNullable<MetricSources['webhooks']>): void {
+  const OUTCOMES = ['delivered', 'failed', 'dead'] as const;
+  const counted = { delivered: 0, failed: 0, dead: 0 };
+  new Counter({
+    name: 'basalt_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered (a 2xx), failed (tried again later), dead (given up after 24 hours)',
+    labelNames: ['outcome'],
+    registers,
+    collect() {
+      for (const outcome of OUTCOMES) {
+        const total = webhooks.counts[outcome];
+        this.inc({ outcome }, total - counted[outcome]);
+        counted[outcome] = total;
+      }
+    },
+  });
+  let backlog: ReturnType<typeof webhooks.backlog> | null = null;
+  const read = () => (backlog ??= webhooks.backlog().finally(() => setTimeout(() => (backlog = null), 100)));
+  const queueGauge = (name: string, help: string, pick: (value: Awaited<ReturnType<typeof webhooks.backlog>>) => number) =>
+    new Gauge({
+      name,
+      help,
+      aggregator: 'max',
+      registers,
+      async collect() {
+        this.set(pick(await read()));
+      },
+    });
+  queueGauge('basalt_webhook_queue_depth', 'Webhook deliveries waiting: pending or failed and to be tried again', (value) => value.queued);
+  queueGauge('basalt_webhook_oldest_pending_seconds', 'Age of the oldest webhook delivery waiting (0 when none)', (value) => value.oldestSeconds);
+  queueGauge('basalt_webhook_log_behind_seconds', 'Age of the oldest change the webhooks have not queued yet: the change log is kept from there on (0 when none)', (value) => value.logBehindSeconds);
 }
 
 export type MetricsPart = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;

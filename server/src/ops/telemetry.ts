@@ -22,6 +22,8 @@ export interface TelemetryDeps {
   replicas?: Replicas | null;
   /** The outbox's numbers (auth/email). */
   mail?: MetricSources['mail'];
+  /** The webhooks' queue (webhooks/). */
+  webhooks?: MetricSources['webhooks'];
   /** METRICS_TOKEN: unset, no Prometheus metrics are kept (the overview's counts always are). */
   metricsToken?: string;
 }
@@ -76,6 +78,7 @@ export class Telemetry {
           realtimeUndeliverable: () => deps.hub.undeliverable,
           replicas: deps.replicas ?? null,
           ...(deps.mail ? { mail: deps.mail } : {}),
+          ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
         })
       : null;
   }

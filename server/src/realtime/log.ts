@@ -20,6 +20,10 @@ export interface Change {
   op: ChangeOp;
   /** The row as written (insert, update) or as it was (delete); null for a truncate. */
   record: Record<string, unknown> | null;
+  /** Read for webhooks only (`ChangeLog.read` with `full`): an update's row as it was (null where its id changed). */
+  old?: Record<string, unknown> | null;
+  /** Read for webhooks only: the writing transaction's start (ISO with milliseconds). */
+  at?: string;
 }
 
 export interface Place {
@@ -56,14 +60,20 @@ interface ChangeRow {
   op: ChangeOp;
   /** The statement's rows; null for a truncate. */
   record: Array<Record<string, unknown>> | null;
+  old?: Array<Record<string, unknown> | null> | null;
+  at?: string;
 }
 
 /** A log row (one statement) as its changes, one per row. */
 function changesOf(row: ChangeRow): Change[] {
   const xid = BigInt(row.xid);
-  if (row.record === null) return [{ xid, id: row.id, n: 0, table: row.table_name, op: row.op, record: null }];
-  return row.record.map((record, n) => ({ xid, id: row.id, n, table: row.table_name, op: row.op, record }));
+  const full = row.at === undefined ? {} : { at: row.at };
+  if (row.record === null) return [{ xid, id: row.id, n: 0, table: row.table_name, op: row.op, record: null, ...full }];
+  return row.record.map((record, n) => ({ xid, id: row.id, n, table: row.table_name, op: row.op, record, ...full, ...(row.at === undefined ? {} : { old: row.old?.[n] ?? null }) }));
 }
+
+/** What a full read adds (webhooks): the old rows of updates and the transaction's start. */
+const FULL_COLUMNS = `, c.old, to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
 
 /** At most this many changes per read; the rest come with the next one. */
 export const READ_LIMIT = 5_000;
@@ -86,10 +96,10 @@ export class ChangeLog {
    * The changes after `after` (or from transaction `from` on) below the current horizon, in order, and the horizon
    * reached: all of it when fewer than READ_LIMIT, else up to the last change returned.
    */
-  async read(from: bigint, tables: readonly string[] | null): Promise<{ changes: Change[]; next: bigint }> {
+  async read(from: bigint, tables: readonly string[] | null, full = false): Promise<{ changes: Change[]; next: bigint }> {
     const result = await this.pool.query<ChangeRow & { xmin: string }>(
       `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-       SELECT c.xid::text AS xid, c.id, c.table_name, c.op, c.record, s.xmin::text AS xmin
+       SELECT c.xid::text AS xid, c.id, c.table_name, c.op, c.record${full ? FULL_COLUMNS : ''}, s.xmin::text AS xmin
          FROM s LEFT JOIN LATERAL (
            SELECT * FROM _basalt_changes
             WHERE xid >= $1::text::xid8 AND xid < s.xmin AND ($2::text[] IS NULL OR table_name = ANY($2::text[]))
@@ -103,6 +113,21 @@ export class ChangeLog {
     // caller skips what it delivered (by place).
     const next = rows.length >= READ_LIMIT ? BigInt(rows[rows.length - 1]!.xid) : xmin;
     return { changes: rows.flatMap(changesOf), next };
+  }
+
+  /**
+   * A webhook replay's page: the changes written from `since` on, after the log row `after`, of transactions below
+   * `below`, with old rows and times (`tables` null: every table).
+   */
+  async readFrom(since: Date, after: { xid: bigint; id: number } | null, below: bigint, tables: readonly string[] | null): Promise<Change[]> {
+    const result = await this.pool.query<ChangeRow>(
+      `SELECT c.xid::text AS xid, c.id, c.table_name, c.op, c.record${FULL_COLUMNS} FROM _basalt_changes c
+        WHERE c.at >= $1 AND ($2::text IS NULL OR (c.xid, c.id) > ($2::text::xid8, $3::bigint)) AND c.xid < $4::text::xid8
+          AND ($5::text[] IS NULL OR c.table_name = ANY($5::text[]))
+        ORDER BY c.xid, c.id LIMIT ${READ_LIMIT}`,
+      [since, after?.xid.toString() ?? null, after?.id ?? null, below.toString(), tables],
+    );
+    return result.rows.flatMap(changesOf);
   }
 
   /** The changes of `tables` strictly after `place` and below `before`, in order: a resumed stream's catch-up. */
@@ -133,6 +158,8 @@ export class ChangeLog {
             gone AS (
               DELETE FROM _basalt_changes
                WHERE at < now() - make_interval(secs => $1::double precision) AND (SELECT held FROM lock)
+                 -- A consumer holding the log (webhooks' enqueuer) keeps every change from its place on.
+                 AND NOT EXISTS (SELECT 1 FROM _basalt_change_holds h WHERE h.xid <= _basalt_changes.xid)
                RETURNING xid),
             marked AS (
               UPDATE _basalt_changes_trimmed SET xid = greatest(xid, (SELECT xid FROM gone ORDER BY xid DESC LIMIT 1))

@@ -46,6 +46,31 @@ export class CaptureSwitch {
     await this.cache.reload();
   }
 
+  /**
+   * Webhooks' tables (issue 29): captured for as long as some enabled webhook names them (`until` infinity), the set
+   * replaced as a whole; `'*'` holds every table, those made later too (the row `''`: tracking/triggers.ts,
+   * captureIfAllHeld). A table no longer held keeps its capture as long as a stream's would (`keepMs`).
+   */
+  async hold(tables: readonly string[] | '*'): Promise<void> {
+    const all = tables === '*';
+    const named = all ? this.cache.servedTables().map((table) => table.name) : [...tables];
+    await this.knex.transaction(async (trx) => {
+      await trx.raw(
+        `UPDATE _basalt_streamed SET until = now() + make_interval(secs => ?) WHERE until = 'infinity' AND table_name <> '' AND NOT (table_name = ANY(?))`,
+        [this.keepMs / 1000, named],
+      );
+      if (!all) await trx.raw(`DELETE FROM _basalt_streamed WHERE table_name = ''`);
+      await trx.raw(
+        `INSERT INTO _basalt_streamed (table_name, until) SELECT unnest(?::text[]), 'infinity'
+         ON CONFLICT (table_name) DO UPDATE SET until = 'infinity'`,
+        [all ? [...named, ''] : named],
+      );
+    });
+    const off = named.filter((table) => this.cache.served(table)?.capturing !== true);
+    for (const table of off) await this.switchOn(table);
+    if (off.length > 0) await this.cache.reload();
+  }
+
   /** While subscribers stay: their tables stay captured (and one found off, by psql or an expiry race, goes on again). */
   async keep(tables: readonly string[]): Promise<void> {
     await this.want(tables).catch(this.onError);

@@ -5,7 +5,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import { notifySchemaChange } from '../db/notifications.js';
 import { InstallLoop } from '../db/installLoop.js';
 import { CAPTURE_TRIGGER_NAMES, COUNT_TRIGGER, COUNT_TRIGGER_NAMES, OWNER_MOVE_TRIGGER } from '../db/triggerNames.js';
-import { captureTriggers, countTriggers, dropCountTriggers } from './triggers.js';
+import { captureIfAllHeld, captureTriggers, countTriggers, dropCountTriggers } from './triggers.js';
 
 /**
  * Puts the write triggers (tracking/triggers.ts) on every served table that lacks them, or whose count triggers count
@@ -95,6 +95,7 @@ export class TriggerPlacement extends InstallLoop {
       if (!captureRight) {
         for (const name of CAPTURE_TRIGGER_NAMES) await trx.raw(`DROP TRIGGER IF EXISTS ${name} ON ${quote(table)}`);
         for (const statement of captureTriggers(table)) await trx.raw(statement);
+        await captureIfAllHeld(trx, table);
       }
       await notifySchemaChange(trx);
       return true;

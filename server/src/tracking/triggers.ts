@@ -48,11 +48,27 @@ export function captureTriggers(table: string): string[] {
   const name = quote(table);
   const made = [
     `CREATE TRIGGER _basalt_capture_i AFTER INSERT ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
-    `CREATE TRIGGER _basalt_capture_u AFTER UPDATE ON ${name} REFERENCING NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
+    // Updates log the rows as they were too (webhooks' `old`, migration `webhooks`).
+    `CREATE TRIGGER _basalt_capture_u AFTER UPDATE ON ${name} REFERENCING OLD TABLE AS _basalt_old NEW TABLE AS _basalt_new FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
     `CREATE TRIGGER _basalt_capture_d AFTER DELETE ON ${name} REFERENCING OLD TABLE AS _basalt_old FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
     `CREATE TRIGGER _basalt_capture_t AFTER TRUNCATE ON ${name} FOR EACH STATEMENT EXECUTE FUNCTION _basalt_capture()`,
   ];
   return [...made, ...switchCapture(table, false)];
+}
+
+/**
+ * A new table's capture goes on with it while every table is held captured (a webhook on `"*"`: the row `''` of
+ * `_basalt_streamed`, tracking/capture.ts `hold`).
+ */
+export async function captureIfAllHeld(trx: Knex.Transaction, table: string): Promise<void> {
+  const all = await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM _basalt_streamed WHERE table_name = '' AND until > now()`);
+  if (all.rows.length === 0) return;
+  for (const statement of switchCapture(table, true)) await trx.raw(statement);
+  await trx.raw(
+    `INSERT INTO _basalt_streamed (table_name, since, until) VALUES (?, pg_current_xact_id(), 'infinity')
+     ON CONFLICT (table_name) DO UPDATE SET until = 'infinity', since = pg_current_xact_id()`,
+    [table],
+  );
 }
 
 /** Switches a table's capture on or off (ALTER TABLE: it waits for the writes under way, as CREATE TRIGGER does). */
@@ -74,6 +90,7 @@ export async function forgetCounts(trx: Knex.Transaction, table: string): Promis
 export async function startTracking(trx: Knex.Transaction, table: string, ownerColumn: OwnerColumn | null): Promise<void> {
   await forgetCounts(trx, table);
   for (const statement of [...countTriggers(table, ownerColumn), ...captureTriggers(table)]) await trx.raw(statement);
+  await captureIfAllHeld(trx, table);
   await trx.raw(`INSERT INTO _basalt_counted (table_name, owner_column) VALUES (?, ?)`, [table, ownerColumn ?? '']);
 }
 

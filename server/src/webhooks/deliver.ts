@@ -1,0 +1,237 @@
+import type { Knex } from 'knex';
+import { GIVE_UP_AFTER_MS, retryDelayMs, signedHeaders } from './signing.js';
+import type { AttemptResult, Sender } from './send.js';
+import type { WebhookRow, WebhookStore } from './store.js';
+
+/**
+ * Delivers the queue (API.md, Webhooks): any process leases due deliveries (`FOR UPDATE SKIP LOCKED`, a lease of
+ * LEASE_SECONDS, so one killed mid-delivery leaves them to another when it ends: at least once, the same `webhook-id`).
+ * A delivery is due when its time came and no earlier delivery of the same row to the same webhook is pending or
+ * failed (per-row order); at most IN_FLIGHT_PER_WEBHOOK of a webhook's deliveries are leased at once, over all
+ * processes. Outcomes are written in batches: a 2xx is delivered; anything else is failed and tried again on the
+ * schedule (signing.ts), or dead 24 h after the delivery was made. Deliveries of a disabled webhook wait.
+ */
+
+export const LEASE_SECONDS = 25;
+export const IN_FLIGHT_PER_WEBHOOK = 16;
+const CANDIDATES = 64;
+const POLL_MS = 200;
+/** Outcomes finishing within this long of each other are written together. */
+const FLUSH_AFTER_MS = 5;
+const CLEAN_EVERY_MS = 10 * 60_000;
+
+export interface DeliveryCounters {
+  delivered(): void;
+  failed(): void;
+  dead(): void;
+}
+
+interface Leased {
+  id: string;
+  webhook_id: string;
+  body: string;
+  attempts: number;
+  created_at: Date | string;
+}
+
+interface Outcome {
+  id: string;
+  status: 'delivered' | 'failed' | 'dead';
+  last_status: number | null;
+  last_error: string | null;
+  latency_ms: number;
+  retry_seconds: number | null;
+}
+
+export class Deliverer {
+  /** No webhook is enabled (the enqueuer's last round saw none): nothing can be leased, polls skip the database. */
+  idle = false;
+  private timer: NodeJS.Timeout | undefined;
+  private cleaner: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private readonly sending = new Set<Promise<void>>();
+  private outcomes: Outcome[] = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly store: WebhookStore,
+    private readonly sender: Sender,
+    private readonly counters: DeliveryCounters,
+    private readonly onError?: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.kick();
+      this.timer = setTimeout(tick, POLL_MS);
+      this.timer.unref();
+    };
+    tick();
+    this.cleaner = setInterval(() => void this.clean().catch(this.onError), CLEAN_EVERY_MS);
+    this.cleaner.unref();
+  }
+
+  /** A round now (or right after the running one). */
+  kick(): void {
+    if (this.stopped || this.idle) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.rounds().finally(() => (this.running = null));
+  }
+
+  private async rounds(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const leased = await this.lease();
+        if (leased.length > 0) this.again = true;
+        this.sendAll(leased);
+      } catch (error) {
+        this.onError?.(error);
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async lease(): Promise<Array<{ delivery: Leased; webhook: WebhookRow }>> {
+    const leased = await this.knex.transaction(async (trx) => {
+      const busy = await trx.raw<{ rows: Array<{ webhook_id: string; n: number }> }>(
+        `SELECT webhook_id, count(*)::int AS n FROM _basalt_webhook_deliveries
+          WHERE lease_until IS NOT NULL AND lease_until > now() AND status IN ('pending', 'failed') GROUP BY webhook_id`,
+      );
+      const inFlight = new Map(busy.rows.map((row) => [row.webhook_id, row.n]));
+      const candidates = await trx.raw<{ rows: Array<{ id: string; webhook_id: string }> }>(
+        `SELECT d.id, d.webhook_id FROM _basalt_webhook_deliveries d
+          WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+            AND (d.row_key IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM _basalt_webhook_deliveries e
+                   WHERE e.webhook_id = d.webhook_id AND e.table_name = d.table_name AND e.row_key = d.row_key
+                     AND e.status IN ('pending', 'failed') AND e.seq < d.seq))
+            AND EXISTS (SELECT 1 FROM _basalt_webhooks w WHERE w.id = d.webhook_id AND w.enabled)
+          ORDER BY d.next_attempt_at, d.seq LIMIT ${CANDIDATES} FOR UPDATE OF d SKIP LOCKED`,
+      );
+      const picked: string[] = [];
+      for (const candidate of candidates.rows) {
+        const n = inFlight.get(candidate.webhook_id) ?? 0;
+        if (n >= IN_FLIGHT_PER_WEBHOOK) continue;
+        inFlight.set(candidate.webhook_id, n + 1);
+        picked.push(candidate.id);
+      }
+      if (picked.length === 0) return [];
+      const result = await trx.raw<{ rows: Leased[] }>(
+        `UPDATE _basalt_webhook_deliveries SET lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()
+          WHERE id = ANY(?) RETURNING id, webhook_id, body, attempts, created_at`,
+        [LEASE_SECONDS, picked],
+      );
+      return result.rows;
+    });
+    if (leased.length === 0) return [];
+    const webhooks = new Map<string, WebhookRow>();
+    for (const id of new Set(leased.map((delivery) => delivery.webhook_id))) {
+      try {
+        webhooks.set(id, await this.store.get(id));
+      } catch {
+        // Deleted meanwhile: its deliveries went with it.
+      }
+    }
+    return leased.filter((delivery) => webhooks.has(delivery.webhook_id)).map((delivery) => ({ delivery, webhook: webhooks.get(delivery.webhook_id)! }));
+  }
+
+  /**
+   * Starts every leased delivery without waiting for it (a slow receiver holds only its own slots); each outcome is
+   * written with the others that finish within a few milliseconds, and the next round follows.
+   */
+  private sendAll(leased: Array<{ delivery: Leased; webhook: WebhookRow }>): void {
+    for (const { delivery, webhook } of leased) {
+      const sending: Promise<void> = this.sendOne(delivery, webhook)
+        .then(() => this.scheduleFlush())
+        .finally(() => this.sending.delete(sending));
+      this.sending.add(sending);
+    }
+  }
+
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  private scheduleFlush(): void {
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush().then(() => this.kick());
+    }, FLUSH_AFTER_MS);
+  }
+
+  private async sendOne(delivery: Leased, webhook: WebhookRow): Promise<void> {
+    let result: AttemptResult;
+    try {
+      const headers = { ...webhook.headers, ...signedHeaders(this.store.secretsOf(webhook), delivery.id, delivery.body) };
+      result = await this.sender.send(webhook.url, headers, delivery.body);
+    } catch (error) {
+      result = { status: null, ok: false, error: (error as Error).message.slice(0, 200), latencyMs: 0 };
+    }
+    if (result.ok) {
+      this.counters.delivered();
+      this.outcomes.push({ id: delivery.id, status: 'delivered', last_status: result.status, last_error: null, latency_ms: result.latencyMs, retry_seconds: null });
+      return;
+    }
+    const dead = Date.now() - new Date(delivery.created_at).getTime() >= GIVE_UP_AFTER_MS;
+    if (dead) this.counters.dead();
+    else this.counters.failed();
+    this.outcomes.push({
+      id: delivery.id,
+      status: dead ? 'dead' : 'failed',
+      last_status: result.status,
+      last_error: result.error,
+      latency_ms: result.latencyMs,
+      retry_seconds: dead ? null : retryDelayMs(delivery.attempts) / 1000,
+    });
+  }
+
+  /** Writes the outcomes gathered so far in one statement. */
+  private async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.outcomes.length === 0) return;
+    const outcomes = this.outcomes;
+    this.outcomes = [];
+    this.flushing = this.knex
+      .raw(
+        `UPDATE _basalt_webhook_deliveries d
+            SET status = o.status, last_status = o.last_status, last_error = o.last_error, latency_ms = o.latency_ms, lease_until = NULL,
+                delivered_at = CASE WHEN o.status = 'delivered' THEN now() ELSE d.delivered_at END,
+                next_attempt_at = CASE WHEN o.retry_seconds IS NULL THEN d.next_attempt_at ELSE now() + make_interval(secs => o.retry_seconds) END,
+                updated_at = now()
+           FROM jsonb_to_recordset(?::jsonb) AS o(id text, status text, last_status int, last_error text, latency_ms int, retry_seconds double precision)
+          WHERE d.id = o.id`,
+        [JSON.stringify(outcomes)],
+      )
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Not written: the leases end and the deliveries are tried again (at least once).
+        this.onError?.(error);
+      })
+      .finally(() => (this.flushing = null));
+    await this.flushing;
+  }
+
+  /** Delivered deliveries go after 7 days, dead ones after 30 (API.md). */
+  async clean(): Promise<number> {
+    const result = await this.knex.raw<{ rowCount: number }>(
+      `DELETE FROM _basalt_webhook_deliveries
+        WHERE (status = 'delivered' AND updated_at < now() - interval '7 days') OR (status = 'dead' AND updated_at < now() - interval '30 days')`,
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.cleaner);
+    await this.running;
+    await Promise.all([...this.sending]);
+    clearTimeout(this.flushTimer);
+    await this.flush();
+    await this.flushing;
+  }
+}
