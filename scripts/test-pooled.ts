@@ -21,6 +21,8 @@ export const POOLED_SUITES = [
   // Issue 28: files (uploads, downloads, the registry of objects; tus's leases and conditional offsets).
   'server/test/files/bytes.test.ts',
   'server/test/files/tus.test.ts',
+  // Issue 29: webhooks (the enqueuer's position lock, the deliverer's leases and batched outcomes).
+  'server/test/webhooks/delivery.test.ts',
 ];
 
 const available = pgbouncerVersion();

@@ -15,10 +15,11 @@ let psql: pg.Client;
 let receiver: WebhookReceiver;
 let hook: { id: string; secret: string };
 
+const METRICS_TOKEN = 'webhook-metrics-token-0123456789';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 beforeAll(async () => {
-  h = await startHarness({ limits: false, webhooks: { allowPrivateTargets: true } });
+  h = await startHarness({ limits: false, webhooks: { allowPrivateTargets: true }, metricsToken: METRICS_TOKEN });
   owner = await signUp(h);
   psql = await h.sql();
   await createTable(h, owner, {
@@ -235,6 +236,26 @@ describe('replay', () => {
     expect((await h.request().get(`/admin/webhooks/${hook.id}/deliveries?status=lost`).set(owner.auth)).status).toBe(400);
     expect((await h.request().get(`/admin/webhooks/${hook.id}/deliveries?limit=1000`).set(owner.auth)).status).toBe(400);
     expect((await h.request().get(`/admin/webhooks/${hook.id}/deliveries?before=1;DROP`).set(owner.auth)).status).toBe(400);
+  });
+});
+
+describe('metrics', () => {
+  it('counts outcomes and shows the queue', async () => {
+    hook = await makeHook({ tables: ['orders'] });
+    receiver.answer(500);
+    await psql.query(`INSERT INTO orders (id, status) VALUES ('m1', 'x')`);
+    await expect.poll(async () => (await deliveries('failed')).length, { timeout: 5_000 }).toBe(1);
+    const text = (await h.request().get('/metrics').set({ Authorization: `Bearer ${METRICS_TOKEN}` })).text;
+    const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('basalt_webhook_deliveries_total{outcome="delivered"}')).toBeGreaterThan(0);
+    expect(value('basalt_webhook_deliveries_total{outcome="failed"}')).toBeGreaterThan(0);
+    expect(value('basalt_webhook_deliveries_total{outcome="dead"}')).toBeGreaterThan(0);
+    expect(value('basalt_webhook_queue_depth')).toBe(1);
+    expect(value('basalt_webhook_oldest_pending_seconds')).toBeGreaterThanOrEqual(0);
+    expect(value('basalt_webhook_log_behind_seconds')).toBeGreaterThanOrEqual(0);
+    receiver.accept();
+    await receiver.waitForDistinct(1, 15_000);
+    await psql.query(`DELETE FROM orders WHERE id = 'm1'`);
   });
 });
 
