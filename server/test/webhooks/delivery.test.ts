@@ -210,6 +210,73 @@ describe('failures', () => {
   });
 });
 
+describe('a receiver that goes away for a while', () => {
+  it('gets the changes made meanwhile once it is back', async () => {
+    hook = await makeHook({ tables: ['orders'] });
+    await receiver.stop();
+    await psql.query(`INSERT INTO orders (id, status) VALUES ('away1', 'x'), ('away2', 'x')`);
+    await expect.poll(async () => (await deliveries('failed')).map((d) => d.lastError), { timeout: 5_000 }).toEqual(['connection refused', 'connection refused']);
+    await receiver.start();
+    const got = await receiver.waitForDistinct(2, 15_000);
+    expect(got.map((r) => r.payload.record!.id).sort()).toEqual(['away1', 'away2']);
+    await psql.query(`DELETE FROM orders WHERE id LIKE 'away%'`);
+  });
+});
+
+describe('every table ("*")', () => {
+  it('follows tables made later, by the admin API and by psql', async () => {
+    hook = await makeHook({ tables: '*', events: ['insert'] });
+    await createTable(h, owner, { name: 'later', policy: 'public-read', columns: [{ name: 'n', type: 'integer' }] });
+    await psql.query(`INSERT INTO later (id, n) VALUES ('l1', 1)`);
+    await psql.query(`CREATE TABLE by_psql (id text PRIMARY KEY, n integer)`);
+    // Its triggers go on as the schema cache sees it (a moment after the DDL).
+    await expect.poll(async () => (await psql.query(`SELECT count(*)::int AS n FROM pg_trigger WHERE tgrelid = 'by_psql'::regclass AND tgname = '_basalt_capture_i' AND tgenabled <> 'D'`)).rows[0].n, { timeout: 10_000 }).toBe(1);
+    await psql.query(`INSERT INTO by_psql (id, n) VALUES ('p1', 2)`);
+    const got = await receiver.waitForDistinct(2);
+    expect(got.map((r) => [r.payload.table, r.payload.record!.n])).toEqual([['later', 1], ['by_psql', 2]]);
+  });
+});
+
+describe('housekeeping', () => {
+  it('deletes delivered deliveries after 7 days and dead ones after 30', async () => {
+    hook = await makeHook({ tables: ['orders'] });
+    await psql.query(`INSERT INTO orders (id, status) VALUES ('old1', 'x'), ('old2', 'x')`);
+    await receiver.waitForDistinct(2);
+    await expect.poll(async () => (await deliveries('delivered')).length, { timeout: 5_000 }).toBe(2);
+    const [first, second] = await deliveries('delivered');
+    await psql.query(`UPDATE _basalt_webhook_deliveries SET updated_at = now() - interval '8 days' WHERE id = $1`, [first!.id]);
+    await psql.query(`UPDATE _basalt_webhook_deliveries SET status = 'dead', updated_at = now() - interval '8 days' WHERE id = $1`, [second!.id]);
+    expect(await h.services.webhooks.deliverer.clean()).toBe(1);
+    expect((await deliveries()).map((d) => d.id)).toEqual([second!.id]);
+    await psql.query(`UPDATE _basalt_webhook_deliveries SET updated_at = now() - interval '31 days' WHERE id = $1`, [second!.id]);
+    expect(await h.services.webhooks.deliverer.clean()).toBe(1);
+    expect(await deliveries()).toEqual([]);
+    await psql.query(`DELETE FROM orders WHERE id LIKE 'old%'`);
+  });
+
+  it('keeps the change log from a hold on, whatever its age', async () => {
+    await psql.query(`INSERT INTO orders (id, status) VALUES ('kept', 'x')`);
+    const change = (await psql.query(`SELECT xid::text AS xid FROM _basalt_changes WHERE record @> '[{"id":"kept"}]'`)).rows[0];
+    expect(change).toBeDefined();
+    await psql.query(`INSERT INTO _basalt_change_holds (name, xid) VALUES ('test', $1::text::xid8)`, [change.xid]);
+    await psql.query(`UPDATE _basalt_changes SET at = now() - interval '1 day'`);
+    await h.services.trimmer.run();
+    expect((await psql.query(`SELECT 1 FROM _basalt_changes WHERE xid = $1::text::xid8`, [change.xid])).rows).toHaveLength(1);
+    await psql.query(`DELETE FROM _basalt_change_holds WHERE name = 'test'`);
+    // Without a webhook the enqueuer lets its own hold go within a second: then the trim takes the change.
+    await expect
+      .poll(
+        async () => {
+          await h.services.trimmer.run();
+          return (await psql.query(`SELECT 1 FROM _basalt_changes WHERE xid = $1::text::xid8`, [change.xid])).rows.length;
+        },
+        { timeout: 5_000 },
+      )
+      .toBe(0);
+    await psql.query(`DELETE FROM orders WHERE id = 'kept'`);
+  });
+});
+
 describe('replay', () => {
   it('queues the changes still in the log since a time again, with new ids', async () => {
     hook = await makeHook({ tables: ['orders'], events: ['insert'] });
