@@ -34,6 +34,13 @@ interface Leased {
   created_at: Date | string;
 }
 
+/** Where a webhook's deliveries of one lease go, and the secrets that sign them (opened once per lease). */
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  secrets: string[] | null;
+}
+
 interface Outcome {
   id: string;
   status: 'delivered' | 'failed' | 'dead';
@@ -97,7 +104,7 @@ export class Deliverer {
     } while (this.again && !this.stopped);
   }
 
-  private async lease(): Promise<Array<{ delivery: Leased; webhook: WebhookRow }>> {
+  private async lease(): Promise<Array<{ delivery: Leased; webhook: Target }>> {
     const leased = await this.knex.transaction(async (trx) => {
       const busy = await trx.raw<{ rows: Array<{ webhook_id: string; n: number }> }>(
         `SELECT webhook_id, count(*)::int AS n FROM _basalt_webhook_deliveries
@@ -130,13 +137,22 @@ export class Deliverer {
       return result.rows;
     });
     if (leased.length === 0) return [];
-    const webhooks = new Map<string, WebhookRow>();
+    const webhooks = new Map<string, Target>();
     for (const id of new Set(leased.map((delivery) => delivery.webhook_id))) {
+      let row: WebhookRow;
       try {
-        webhooks.set(id, await this.store.get(id));
+        row = await this.store.get(id);
       } catch {
         // Deleted meanwhile: its deliveries went with it.
+        continue;
       }
+      let secrets: string[] | null = null;
+      try {
+        secrets = this.store.secretsOf(row);
+      } catch {
+        // Sealed under another JWT_SECRET: every attempt fails until the secret is rotated.
+      }
+      webhooks.set(id, { url: row.url, headers: row.headers, secrets });
     }
     return leased.filter((delivery) => webhooks.has(delivery.webhook_id)).map((delivery) => ({ delivery, webhook: webhooks.get(delivery.webhook_id)! }));
   }
@@ -145,7 +161,7 @@ export class Deliverer {
    * Starts every leased delivery without waiting for it (a slow receiver holds only its own slots); each outcome is
    * written with the others that finish within a few milliseconds, and the next round follows.
    */
-  private sendAll(leased: Array<{ delivery: Leased; webhook: WebhookRow }>): void {
+  private sendAll(leased: Array<{ delivery: Leased; webhook: Target }>): void {
     for (const { delivery, webhook } of leased) {
       const sending: Promise<void> = this.sendOne(delivery, webhook)
         .then(() => this.scheduleFlush())
@@ -163,13 +179,17 @@ export class Deliverer {
     }, FLUSH_AFTER_MS);
   }
 
-  private async sendOne(delivery: Leased, webhook: WebhookRow): Promise<void> {
+  private async sendOne(delivery: Leased, webhook: Target): Promise<void> {
     let result: AttemptResult;
-    try {
-      const headers = { ...webhook.headers, ...signedHeaders(this.store.secretsOf(webhook), delivery.id, delivery.body) };
-      result = await this.sender.send(webhook.url, headers, delivery.body);
-    } catch (error) {
-      result = { status: null, ok: false, error: (error as Error).message.slice(0, 200), latencyMs: 0 };
+    if (!webhook.secrets) {
+      result = { status: null, ok: false, error: 'the secret cannot be read (was JWT_SECRET changed? rotate the secret)', latencyMs: 0 };
+    } else {
+      try {
+        const headers = { ...webhook.headers, ...signedHeaders(webhook.secrets, delivery.id, delivery.body) };
+        result = await this.sender.send(webhook.url, headers, delivery.body);
+      } catch (error) {
+        result = { status: null, ok: false, error: (error as Error).message.slice(0, 200), latencyMs: 0 };
+      }
     }
     if (result.ok) {
       this.counters.delivered();
