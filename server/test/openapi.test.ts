@@ -211,6 +211,52 @@ describe('GET /openapi.json', () => {
     await h.request().patch('/admin/tables/photos').set(project.owner.auth).send({ policy: 'public-read' }).expect(200);
   });
 
+  it('describes the webhooks (issue 29) to the owner alone: bodies with their limits, answers, parameters and errors', async () => {
+    const ownerWebhooks = [
+      'GET /admin/webhooks', 'POST /admin/webhooks', 'GET /admin/webhooks/{id}', 'PATCH /admin/webhooks/{id}', 'DELETE /admin/webhooks/{id}', 'POST /admin/webhooks/{id}/secret',
+      'GET /admin/webhooks/{id}/deliveries', 'POST /admin/webhooks/{id}/deliveries/{delivery}/retry', 'POST /admin/webhooks/{id}/replay',
+    ];
+    const document = await documentFor(project.owner.auth);
+    expect(operations(document)).toEqual(expect.arrayContaining(ownerWebhooks));
+    for (const headers of [{ apikey: project.anonKey }, project.member.auth, { Authorization: `Bearer ${await keyOf('read-write')}` }]) {
+      const others = operations(await documentFor(headers));
+      for (const hidden of ownerWebhooks) expect(others, hidden).not.toContain(hidden);
+      expect(Object.keys((await documentFor(headers)).components.schemas).filter((name) => name.includes('Webhook'))).toEqual([]);
+    }
+
+    type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- parts of the document
+    const schemas = document.components.schemas as Record<string, Json>;
+    const create = schemas.CreateWebhook!;
+    expect([create.required, create.additionalProperties]).toEqual([['url', 'tables'], false]);
+    expect(create.properties.tables.anyOf).toEqual([expect.objectContaining({ const: '*' }), expect.objectContaining({ type: 'array', minItems: 1, maxItems: 100, uniqueItems: true })]);
+    expect(create.properties.events).toMatchObject({ items: { enum: ['insert', 'update', 'delete', 'truncate'] }, minItems: 1, uniqueItems: true });
+    expect(create.properties.headers).toMatchObject({ maxProperties: 10, propertyNames: { pattern: expect.any(String) }, additionalProperties: { pattern: expect.any(String) } });
+    expect(create.properties.enabled.type).toBe('boolean');
+    // A filter goes with exactly one table.
+    expect(create.then).toEqual({ properties: { tables: { type: 'array', maxItems: 1 } } });
+    expect(schemas.UpdateWebhook).toMatchObject({ minProperties: 1, additionalProperties: false });
+    expect(schemas.UpdateWebhook!.required).toBeUndefined();
+    expect(schemas.WebhookWithSecret!.properties.secret.pattern).toBe('^whsec_[A-Za-z0-9+/]{43}=$');
+    expect(schemas.Webhook!.properties.secret).toBeUndefined();
+    expect(schemas.WebhookDelivery!.properties.payload).toEqual({ $ref: '#/components/schemas/WebhookPayload' });
+
+    type Operation = { parameters?: Array<{ name: string; in: string; schema: { pattern?: string } }>; responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: unknown }> } };
+    const operation = (path: string, method: string) => document.paths[path]![method] as unknown as Operation;
+    const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses).sort();
+    expect(statuses('/admin/webhooks', 'post')).toEqual(['201', '400', '401', '403', '413', '503']);
+    expect(statuses('/admin/webhooks', 'get')).toEqual(['200', '401', '403', '503']);
+    for (const [path, method] of [['/admin/webhooks/{id}', 'get'], ['/admin/webhooks/{id}', 'delete'], ['/admin/webhooks/{id}/secret', 'post'], ['/admin/webhooks/{id}/deliveries', 'get'], ['/admin/webhooks/{id}/deliveries/{delivery}/retry', 'post']]) {
+      expect(statuses(path!, method!), `${method} ${path}`).toEqual(['200', '400', '401', '403', '404', '503']);
+    }
+    for (const [path, method] of [['/admin/webhooks/{id}', 'patch'], ['/admin/webhooks/{id}/replay', 'post']]) expect(statuses(path!, method!), `${method} ${path}`).toEqual(['200', '400', '401', '403', '404', '413', '503']);
+    expect(operation('/admin/webhooks/{id}/deliveries', 'get').parameters!.map((parameter) => `${parameter.in} ${parameter.name}`)).toEqual(['path id', 'query status', 'query limit', 'query before']);
+    expect(operation('/admin/webhooks/{id}/deliveries/{delivery}/retry', 'post').parameters!.map((parameter) => parameter.schema.pattern)).toEqual(['^[A-Za-z0-9_-]{1,64}$', '^[A-Za-z0-9_-]{1,64}$']);
+    expect(operation('/admin/webhooks/{id}', 'patch').requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/UpdateWebhook' });
+    // Dropping what a webhook's filter reads is a 409 of dropTable and dropColumn.
+    expect(statuses('/admin/tables/{name}', 'delete')).toContain('409');
+    expect(statuses('/admin/tables/{name}/columns/{column}', 'delete')).toContain('409');
+  });
+
   it('changes when the schema and the policies do', async () => {
     const before = operations(await documentFor({ apikey: project.anonKey }));
     expect(before).not.toContain('GET /api/secrets');

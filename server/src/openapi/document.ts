@@ -12,6 +12,8 @@ import { tablePaths, tableSchemas, type TableAccess } from './records.js';
 import { errorResponses, responses, SECURITY, SECURITY_SCHEMES, SHARED_SCHEMAS as ACCOUNT_SCHEMAS, str, type Operation, type Schema } from './schema.js';
 import { filterParameterComponents, type Readable } from './tables.js';
 import { tusPaths } from './tus.js';
+import { WEBHOOK_SCHEMAS } from './webhookValues.js';
+import { ownerWebhookPaths } from './webhooks.js';
 
 /**
  * The OpenAPI 3.1 document of the service as one caller may use it: anon sees the public-read tables, a member (or a
@@ -35,8 +37,8 @@ function accessOf(table: TableSchema, caller: Caller): TableAccess {
   return { read: describesAccess(table, caller, 'read'), write: describesAccess(table, caller, 'write') };
 }
 
-/** The schemas a document may refer to: the account, table and value ones, email's, the second factor's, the providers', the files'. */
-const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS, ...PROVIDER_SCHEMAS, ...FILE_SCHEMAS };
+/** The schemas a document may refer to: the account, table and value ones, email's, the second factor's, the providers', the files', the webhooks'. */
+const SHARED_SCHEMAS: Record<string, Schema> = { ...ACCOUNT_SCHEMAS, ...EMAIL_SCHEMAS, ...MFA_SCHEMAS, ...PROVIDER_SCHEMAS, ...FILE_SCHEMAS, ...WEBHOOK_SCHEMAS };
 
 /** Every `$ref` a value holds, so a document carries only the shared schemas it uses. */
 function referencedSchemas(value: unknown, found: Set<string>): Set<string> {
@@ -99,7 +101,7 @@ export function buildDocument(tables: TableSchema[], caller: Caller, options: Do
   }
   if (anyReadable) paths['/realtime'] = severalTablesStream();
   if (owner) {
-    Object.assign(paths, adminPaths(), ownerEmailPaths(), ownerMfaPaths());
+    Object.assign(paths, adminPaths(), ownerEmailPaths(), ownerMfaPaths(), ownerWebhookPaths());
     if (tables.some((table) => table.bucket)) Object.assign(paths, adminFilePath(tableName));
     for (const table of tables) Object.assign(paths, tablePaths(table, { read: true, write: true }, 'admin', readers));
   }

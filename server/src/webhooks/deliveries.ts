@@ -64,9 +64,10 @@ export function parseDeliveryQuery(query: Record<string, unknown>): DeliveryQuer
   for (const name of Object.keys(query)) if (!['status', 'limit', 'before'].includes(name)) throw invalidParameter(name, `${name} is not a parameter of this list (status, limit, before)`);
   const { status, limit, before } = query as Record<string, string | undefined>;
   if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) throw invalidParameter('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
-  const size = limit === undefined ? 50 : Number(limit);
-  if (!Number.isInteger(size) || size < 1 || size > MAX_DELIVERIES_PAGE) throw invalidParameter('limit', `limit must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}`);
-  if (before !== undefined && !/^[1-9][0-9]{0,18}$/.test(before)) throw invalidParameter('before', 'before must be the cursor of a page (next)');
+  const size = limit === undefined ? 50 : /^[0-9]{1,10}$/.test(limit) ? Number(limit) : NaN;
+  if (!(size >= 1 && size <= MAX_DELIVERIES_PAGE)) throw invalidParameter('limit', `limit must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}`);
+  // A position (bigint): at most 2^63 - 1.
+  if (before !== undefined && !(/^[1-9][0-9]{0,18}$/.test(before) && BigInt(before) <= 2n ** 63n - 1n)) throw invalidParameter('before', 'before must be the cursor of a page (next)');
   return { ...(status ? { status: status as DeliveryStatus } : {}), limit: size, ...(before ? { before } : {}) };
 }
 

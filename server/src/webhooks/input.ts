@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Joi from 'joi';
 import { DEFAULT_WEBHOOK_EVENTS, MAX_WEBHOOK_HEADERS, RESERVED_WEBHOOK_HEADER, WEBHOOK_EVENTS, type WebhookEvent, type WebhookInput } from '@basalt/contract';
 import type { SchemaCache } from '../db/schemaCache.js';
@@ -47,13 +48,13 @@ export interface InputContext {
 }
 
 export function parseCreate(body: unknown): WebhookInput {
-  const { value, error } = createSchema.validate(body, { abortEarly: true });
+  const { value, error } = createSchema.validate(body, { abortEarly: true, convert: false });
   if (error) firstProblem(error, '');
   return value as WebhookInput;
 }
 
 export function parsePatch(body: unknown): Partial<WebhookInput> {
-  const { value, error } = patchSchema.validate(body, { abortEarly: true });
+  const { value, error } = patchSchema.validate(body, { abortEarly: true, convert: false });
   if (error) firstProblem(error, '');
   return value as Partial<WebhookInput>;
 }
@@ -77,6 +78,8 @@ export async function settle(current: WebhookSettings | null, change: Partial<We
 
 async function checkUrl(text: string, allowPrivate: boolean): Promise<void> {
   let url: URL;
+  // Control characters (NUL above all, which no text column takes) are no part of a URL a webhook is sent to.
+  if (/[\u0000-\u001f\u007f]/.test(text)) throw invalidField('url', 'url may not hold control characters');
   try {
     url = new URL(text);
   } catch {
@@ -103,7 +106,13 @@ function checkHeaders(headers: Record<string, string>): void {
   for (const name of names) {
     if (!HEADER_NAME.test(name)) throw invalidField('headers', `headers: ${JSON.stringify(name)} is not a header name`);
     if (RESERVED_WEBHOOK_HEADER.test(name)) throw invalidField('headers', `headers: ${name} is set by Basalt (webhook-*, host, content-*)`);
-    if (/[\r\n\0]/.test(headers[name]!)) throw invalidField('headers', `headers: the value of ${name} may not hold line breaks`);
+    try {
+      // What Node refuses to send (line breaks, other control characters, characters past U+00FF) is refused here,
+      // rather than stored and failing every attempt.
+      http.validateHeaderValue(name, headers[name]!);
+    } catch {
+      throw invalidField('headers', `headers: the value of ${name} holds characters a header cannot carry (line breaks, control characters, or past U+00FF)`);
+    }
   }
 }
 

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { ERROR_STATUS } from '@basalt/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookReceiver } from '../../../test-support/webhookReceiver.js';
 import { startHarness, type Harness } from '../harness.js';
 import { emailSettings } from '../email/support.js';
 import { createProject, REFERENCES, type Project } from './fixture.js';
 import { RequestMaker, type FuzzOperation } from './requests.js';
+import { webhookTarget } from './runs.js';
 import { DocumentSchemas } from './validator.js';
 
 /**
@@ -19,6 +21,9 @@ import { DocumentSchemas } from './validator.js';
  * here: the provider routes answer 404 (or refuse their input), as the document says; the Prism run drives them.
  * Files (issue 28): uploads are sent without a body or with JSON text (the generator makes no bytes); a file's bytes and
  * the answers without a body (206, 304, 416, tus's 201, 200 and 204, any HEAD) are checked for their status alone.
+ * Webhooks (issue 29): a webhook's `url` is always the run's receiver on loopback (a drawn host could resolve on the
+ * internet and be sent the run's changes), its `tables` served ones and its `filter` one of the language (or none);
+ * ids name a real webhook and delivery.
  */
 
 const EXCLUDED = new Set(['admin.dropTable', 'admin.addColumn', 'admin.dropColumn', 'admin.setColumn', 'admin.setPolicy', 'admin.deleteUser', 'admin.signOutUser', 'auth.deleteMe', 'auth.signout', 'auth.password', 'ops.metrics']);
@@ -31,14 +36,21 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 let h: Harness;
 let project: Project;
+let receiver: WebhookReceiver;
 const known: Record<string, string[]> = {};
+/** Body fields drawn from real values (requests.ts): a webhook's target, tables and filter. */
+const fields: Record<string, unknown[]> = {};
 
 beforeAll(async () => {
   // Sign-in by email on (else /auth/otp* only ever answers 404); no SMTP: mails stay in the outbox.
-  h = await startHarness({ email: emailSettings({ auth: { emailSignIn: true } }) });
+  const target = await webhookTarget();
+  receiver = target.receiver;
+  h = await startHarness({ email: emailSettings({ auth: { emailSignIn: true } }), ...target.options });
   project = await createProject(h);
   const owner = { authorization: `Bearer ${project.owner.accessToken}` };
   const member = { authorization: `Bearer ${project.member.accessToken}` };
+  // A webhook on authors, so the first author's insert is a delivery to name.
+  const webhook = await h.request().post('/admin/webhooks').set(owner).send({ url: receiver.url, tables: ['authors'] });
   const author = await h.request().post('/api/authors').set(owner).send({ name: 'Ada' });
   const post = await h.request().post('/api/posts').set(member).send({ title: 'first', author_id: author.body.data.id });
   const comment = await h.request().post('/api/comments').set(member).send({ post_id: post.body.data.id, text: 'hi' });
@@ -46,14 +58,24 @@ beforeAll(async () => {
   const photo = await h.request().post('/files/photos?name=photo.txt').set(owner).set('content-type', 'text/plain').send('a photo, in words');
   const doc = await h.request().post('/files/docs?name=doc.txt').set(member).set('content-type', 'text/plain').send('a document');
   const upload = await h.request().post('/files/docs/uploads').set(member).set('tus-resumable', '1.0.0').set('upload-length', '100');
-  known.id = [author.body.data.id, post.body.data.id, comment.body.data.id, String(legacy.body.data.id), project.member.id, photo.body.data.id, doc.body.data.id];
+  known.id = [author.body.data.id, post.body.data.id, comment.body.data.id, String(legacy.body.data.id), project.member.id, photo.body.data.id, doc.body.data.id, webhook.body.data.id];
+  const [delivery] = await receiver.waitForDistinct(1);
+  known.delivery = [delivery!.id];
+  known['?before'] = [];
+  fields.url = [receiver.url];
+  fields.tables = [['authors'], ['posts', 'comments'], '*'];
+  // A drawn filter is never of the rules language: these are (the second about authors alone).
+  fields.filter = [null, "name = 'Ada'"];
   known.upload = [String(upload.headers.location).split('/').pop()!];
   known.name = ['authors', 'posts', 'comments', 'secrets', 'legacy', 'photos', 'docs'];
   known.column = ['bio', 'title', 'nope'];
   known['?select'] = ['*', 'id', 'id,createdAt'];
   known['?after'] = [];
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  await h?.close();
+  await receiver?.close();
+});
 
 function operationsOf(document: Json): FuzzOperation[] {
   return Object.entries(document.paths as Json).flatMap(([path, item]) =>
@@ -69,9 +91,17 @@ const DEFINITIONS = new Set(['admin.createTable', 'admin.createIndex']);
 /**
  * Refusals (400) that name what only the state of the project decides, by operation: the account's password (or, for
  * one without, a fresh code) of an email change; a mail that is not waiting to be retried; an account that has
- * nothing to be sent again.
+ * nothing to be sent again; a webhook's target (where its host resolves), tables (served, captured) and filter (the
+ * rules language, one table as the webhook ends up); a replay's `since` before the oldest change kept.
  */
-const STATEFUL: Record<string, string[]> = { 'auth.changeEmail': ['password'], 'admin.retryMail': ['id'], 'admin.resendMail': ['id'] };
+const STATEFUL: Record<string, string[]> = {
+  'auth.changeEmail': ['password'],
+  'admin.retryMail': ['id'],
+  'admin.resendMail': ['id'],
+  'admin.createWebhook': ['url', 'tables', 'filter'],
+  'admin.updateWebhook': ['url', 'tables', 'filter'],
+  'admin.replayWebhook': ['since'],
+};
 
 /**
  * On /files, what the bytes or the stored file decide: a type the bucket does not take, transform parameters on a file
@@ -122,7 +152,7 @@ const TUS_STATUSES = new Set([410, 412]);
 async function fuzzAs(who: keyof typeof RUNS, headers: Record<string, string>): Promise<void> {
   const document = (await (await fetch(`${h.url}/openapi.json`, { headers })).json()) as Json;
   const schemas = new DocumentSchemas(document);
-  const maker = new RequestMaker(document, schemas, known);
+  const maker = new RequestMaker(document, schemas, known, fields);
   const statuses = new Map<number, number>();
   let unfit = 0;
   const operations = new Map(operationsOf(document).map((operation) => [operation.operation.operationId as string, operation]));

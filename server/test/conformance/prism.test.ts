@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type TestOidcProvider } from '../../../test-support/oidc.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../../../test-support/smtp.js';
+import type { WebhookReceiver } from '../../../test-support/webhookReceiver.js';
 import { freePort, startHarness, uniqueEmail, type Harness } from '../harness.js';
 import { emailSettings } from '../email/support.js';
 import { providerConfig } from '../providers/support.js';
@@ -9,6 +10,8 @@ import { filesTraffic } from './filesTraffic.js';
 import { tusTraffic } from './tusTraffic.js';
 import { mfaTraffic } from './mfaTraffic.js';
 import { providerTraffic } from './providerTraffic.js';
+import { webhookTarget } from './runs.js';
+import { webhookTraffic } from './webhookTraffic.js';
 import { createProject, type Project } from './fixture.js';
 import { startPrismProxy, type PrismProxy } from './prism.js';
 import { Traffic, type Document } from './traffic.js';
@@ -30,6 +33,7 @@ const EXCLUDED = /\.stream$/;
 let h: Harness;
 let smtp: SmtpCatcher;
 let op: TestOidcProvider;
+let receiver: WebhookReceiver;
 let project: Project;
 let prism: PrismProxy;
 let document: Document;
@@ -46,7 +50,10 @@ beforeAll(async () => {
   const email = emailSettings({ smtpUrl: smtp.url, auth: { emailSignIn: true } });
   op = await startOidcProvider({ basaltCallbacks: ['test', 'other'].map((name) => `${email.publicUrl}/auth/oauth/${name}/callback`) });
   const providers = [providerConfig(op), providerConfig(op, 'other'), providerConfig(op, 'down', { issuer: `http://127.0.0.1:${await freePort()}` })];
-  h = await startHarness({ metricsToken: METRICS_TOKEN, email, providers });
+  // A webhook receiver on loopback (issue 29), which the service may reach.
+  const target = await webhookTarget();
+  receiver = target.receiver;
+  h = await startHarness({ metricsToken: METRICS_TOKEN, email, providers, ...target.options });
   project = await createProject(h);
   document = (await (await fetch(`${h.url}/openapi.json`, { headers: bearer(project.owner.accessToken) })).json()) as Document;
   prism = await startPrismProxy(document, h.url);
@@ -58,6 +65,7 @@ afterAll(async () => {
   await h?.close();
   await op?.close();
   await smtp?.close();
+  await receiver?.close();
 });
 
 describe('through the Prism validating proxy', () => {
@@ -242,6 +250,10 @@ describe('through the Prism validating proxy', () => {
     // the version Prism would hold it to) went to the service directly.
     expect([...t.checkedHere].filter((operation) => operation.startsWith('files.'))).toEqual(['files.photos.upload', 'files.docs.uploadCreate']);
   }, 60_000);
+
+  it('webhooks', async () => {
+    await webhookTraffic({ t, h, receiver, owner: bearer(project.owner.accessToken), member: bearer(project.member.accessToken), anon: bearer(project.anonKey) });
+  }, 90_000);
 
   it('the operations routes', async () => {
     await t.call('GET', '/health', { status: 200 });

@@ -88,6 +88,11 @@ export class RequestMaker {
      * (an empty list: leave the parameter out unless a fault puts it in).
      */
     private readonly known: Record<string, string[]>,
+    /**
+     * Body fields that must name real things (a webhook's `url`: a receiver of the run's, never a drawn host that may
+     * resolve on the internet): a drawn object body holding one takes one of these values instead.
+     */
+    private readonly fields: Record<string, unknown[]> = {},
   ) {}
 
   private resolve(value: Json): Json {
@@ -145,6 +150,14 @@ export class RequestMaker {
     }
     const bodySchema = target.operation.requestBody?.content?.['application/json']?.schema;
     let body: unknown = bodySchema ? this.sample(bodySchema, seed + 2) : undefined;
+    if (body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).some((key) => this.fields[key]?.length)) {
+      for (const key of Object.keys(body)) {
+        const values = this.fields[key];
+        if (values?.length) (body as Json)[key] = pick(random, values);
+      }
+      // A known value may not fit where the drawn one did (a filter needs exactly one table).
+      if (!this.schemas.of(bodySchema)(body)) this.fits = false;
+    }
     let raw: string | undefined;
     let fault = 'none';
     const hostile = pick(random, HOSTILE);
