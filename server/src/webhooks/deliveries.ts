@@ -4,7 +4,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery, type Webh
 import type { SchemaCache } from '../db/schemaCache.js';
 import { ApiError, invalidField, invalidParameter, notFound } from '../errors.js';
 import { ChangeLog } from '../realtime/log.js';
-import { deliveriesOf, insertDeliveries } from './enqueue.js';
+import { deliveriesOf, insertDeliveries } from './delivery/enqueue.js';
 import { iso, type ActiveWebhook } from './store.js';
 
 /**

@@ -5,7 +5,7 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import { firstProblem } from '../admin/definitions.js';
 import { invalidField } from '../errors.js';
 import { planWebhookFilter } from './filter.js';
-import { targetProblem } from './targets.js';
+import { targetProblem } from './delivery/targets.js';
 
 /**
  * The owner's webhook bodies (API.md, Webhooks): `POST` takes `{ url, tables, events?, filter?, headers?, enabled? }`,

@@ -3,7 +3,7 @@ import type { Webhook, WebhookEvent } from '@basalt/contract';
 import { Sealer } from '../auth/sealed.js';
 import { randomId } from '../ids.js';
 import { notFound } from '../errors.js';
-import { newSecret, ROTATION_OVERLAP_MS } from './signing.js';
+import { newSecret, ROTATION_OVERLAP_MS } from './delivery/signing.js';
 import type { WebhookSettings } from './input.js';
 
 /**

@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { SchemaCache } from '../db/schemaCache.js';
 import type { WebhookConfig } from '../config.js';
-import { Deliverer } from './deliver.js';
+import { Deliverer } from './delivery/deliver.js';
 import { Deliveries } from './deliveries.js';
-import { Enqueuer, ENQUEUE_EVERY_MS, IDLE_EVERY_MS } from './enqueue.js';
-import { Sender } from './send.js';
+import { Enqueuer, ENQUEUE_EVERY_MS, IDLE_EVERY_MS } from './delivery/enqueue.js';
+import { Sender } from './delivery/send.js';
 import { WebhookService } from './service.js';
 import { WebhookStore } from './store.js';
 

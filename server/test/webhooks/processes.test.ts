@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test-support/database.js';
 import { spawnServer, type SpawnedServer } from '../../../test-support/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test-support/webhookReceiver.js';
-import { LEASE_SECONDS } from '../../src/webhooks/deliver.js';
+import { LEASE_SECONDS } from '../../src/webhooks/delivery/deliver.js';
 
 /**
  * Webhooks across real processes started as a user starts them, on one database: two processes deliver one queue,

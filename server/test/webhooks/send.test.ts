@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESPONSE_LIMIT_BYTES, Sender } from '../../src/webhooks/send.js';
+import { RESPONSE_LIMIT_BYTES, Sender } from '../../src/webhooks/delivery/send.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../test-support/webhookReceiver.js';
 
 /** One attempt against real receivers on loopback: what counts as delivered, timeouts, closed connections, limits. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { GIVE_UP_AFTER_MS, retryDelayMs, signedHeaders } from './signing.js';
 import type { AttemptResult, Sender } from './send.js';
-import type { WebhookRow, WebhookStore } from './store.js';
+import type { WebhookRow, WebhookStore } from '../store.js';
 
 /**
  * Delivers the queue (API.md, Webhooks): any process leases due deliveries (`FOR UPDATE SKIP LOCKED`, a lease of

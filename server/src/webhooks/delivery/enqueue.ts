@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { WebhookEvent } from '@basalt/contract';
-import type { SchemaCache } from '../db/schemaCache.js';
-import { randomId } from '../ids.js';
-import { ChangeLog, isAfter, type Change, type ChangeOp, type Place } from '../realtime/log.js';
-import { changeRowsIsolated, filterKeyOf, type FilterSet } from '../realtime/changeRows.js';
-import type { ExpressionFilter } from '../records/index.js';
-import { planWebhookFilter } from './filter.js';
-import type { ActiveWebhook } from './store.js';
+import type { SchemaCache } from '../../db/schemaCache.js';
+import { randomId } from '../../ids.js';
+import { ChangeLog, isAfter, type Change, type ChangeOp, type Place } from '../../realtime/log.js';
+import { changeRowsIsolated, filterKeyOf, type FilterSet } from '../../realtime/changeRows.js';
+import type { ExpressionFilter } from '../../records/index.js';
+import { planWebhookFilter } from '../filter.js';
+import type { ActiveWebhook } from '../store.js';
 
 /**
  * From the change log into the durable queue (API.md, Webhooks): one process at a time (the position row, locked
