@@ -25,6 +25,7 @@ import { listParameters } from './queryParameters.js';
 import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './tableClient.js';
 import type { Send } from './transport.js';
+import { WebhooksClient } from './webhooks.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 
 export interface UserListQuery {
@@ -48,11 +49,16 @@ export interface InviteOptions {
  * A member gets 403 FORBIDDEN on all of it, anon and signed-out callers 401.
  */
 export class AdminClient<DB> {
+  /** The webhooks: every committed change of chosen tables delivered, signed, to a URL (docs/api.md, "Webhooks"). */
+  readonly webhooks: WebhooksClient;
+
   constructor(
     private readonly send: Send,
     private readonly http?: Http,
     private readonly credentials?: StreamCredentials,
-  ) {}
+  ) {
+    this.webhooks = new WebhooksClient(send);
+  }
 
   /**
    * Every change of a table, every row whatever its policy (the owner's live view); `onStatus` says when the stream is

@@ -13,6 +13,7 @@ export {
   type SignUpInput,
 } from './email.js';
 export { KeysClient } from './keys.js';
+export { WebhooksClient, type DeliveryPage, type DeliveryQuery, type WebhookChange } from './webhooks.js';
 export { MfaClient, isMfaPending, type MfaPending, type MfaProof } from './mfa.js';
 export { parseProviderReturn, type ProviderRedirectOptions, type ProviderReturn } from './providers.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
@@ -103,4 +104,11 @@ export type {
   Role,
   TableInfo,
   TokenPair,
+  DeliveryStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhookInput,
+  WebhookPayload,
+  WebhookWithSecret,
 } from '@basalt/contract';

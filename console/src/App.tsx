@@ -14,6 +14,8 @@ import { AccountScreen } from './screens/Account/AccountScreen';
 import { ResetScreen } from './screens/Reset/ResetScreen';
 import { OutboxScreen } from './screens/Outbox/OutboxScreen';
 import { RecoverScreen } from './screens/Recover/RecoverScreen';
+import { WebhooksScreen } from './screens/Webhooks/WebhooksScreen';
+import { WebhookScreen } from './screens/Webhooks/WebhookScreen';
 
 function Screen({ route, search }: { route: Route; search: string }) {
   switch (route.screen) {
@@ -26,6 +28,11 @@ function Screen({ route, search }: { route: Route; search: string }) {
       return <UsersScreen />;
     case 'outbox':
       return <OutboxScreen />;
+    case 'webhooks':
+      return <WebhooksScreen />;
+    case 'webhook':
+      // Keyed by id: the status filter and the page belong to one webhook.
+      return <WebhookScreen key={route.id} id={route.id} />;
     case 'api':
       return <ApiScreen />;
     case 'reference':

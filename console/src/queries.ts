@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { OutboxQuery, TableListQuery } from '@basalt/client';
+import type { DeliveryQuery, OutboxQuery, TableListQuery } from '@basalt/client';
 import { OVERVIEW_BUCKET_SECONDS } from '@basalt/contract';
 import { client } from './api';
 
@@ -23,6 +23,10 @@ export const keys = {
   apiKeys: ['api-keys'] as const,
   openapi: ['openapi'] as const,
   overview: ['overview'] as const,
+  webhooks: ['webhooks'] as const,
+  webhook: (id: string) => ['webhooks', id] as const,
+  deliveries: (id: string, query: DeliveryQuery) => ['webhook-deliveries', id, query] as const,
+  allDeliveries: (id: string) => ['webhook-deliveries', id] as const,
 };
 
 export function useAuthSettings() {
@@ -65,6 +69,29 @@ export function useOutbox(query: OutboxQuery) {
     placeholderData: keepPreviousData,
     staleTime: 0,
     refetchInterval: (current) => (current.state.data?.data.some((mail) => mail.status === 'queued') ? 5000 : false),
+  });
+}
+
+/** The owner's webhooks (never their secrets). */
+export function useWebhooks() {
+  return useQuery({ queryKey: keys.webhooks, queryFn: () => client.admin.webhooks.list() });
+}
+
+export function useWebhook(id: string) {
+  return useQuery({ queryKey: keys.webhook(id), queryFn: () => client.admin.webhooks.get(id) });
+}
+
+/**
+ * A webhook's deliveries, newest first: asked again every few seconds while its screen shows them (changes keep
+ * arriving), every 2 s while one on the page is still pending or failed.
+ */
+export function useDeliveries(id: string, query: DeliveryQuery) {
+  return useQuery({
+    queryKey: keys.deliveries(id, query),
+    queryFn: () => client.admin.webhooks.deliveries(id, query),
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+    refetchInterval: (current) => (current.state.data?.data.some((delivery) => delivery.status === 'pending' || delivery.status === 'failed') ? 2000 : 5000),
   });
 }
 

@@ -51,6 +51,8 @@ export type Route =
   | { screen: 'table'; name: string }
   | { screen: 'users' }
   | { screen: 'outbox' }
+  | { screen: 'webhooks' }
+  | { screen: 'webhook'; id: string }
   | { screen: 'api' }
   | { screen: 'reference' }
   | { screen: 'overview' }
@@ -66,6 +68,9 @@ export function matchRoute(path: string): Route {
   if (table?.[1]) return { screen: 'table', name: decodeURIComponent(table[1]) };
   if (path === 'users') return { screen: 'users' };
   if (path === 'outbox') return { screen: 'outbox' };
+  if (path === 'webhooks') return { screen: 'webhooks' };
+  const webhook = /^webhooks\/([^/]+)$/.exec(path);
+  if (webhook?.[1]) return { screen: 'webhook', id: decodeURIComponent(webhook[1]) };
   if (path === 'api') return { screen: 'api' };
   if (path === 'api/reference') return { screen: 'reference' };
   if (path === 'overview') return { screen: 'overview' };
@@ -77,6 +82,9 @@ export function matchRoute(path: string): Route {
 }
 
 export const tablePath = (name: string) => `tables/${encodeURIComponent(name)}`;
+
+/** A webhook's screen: its deliveries and replay. */
+export const webhookPath = (id: string) => `webhooks/${encodeURIComponent(id)}`;
 
 /** A table's screen showing one record (its grid filtered to that id). */
 export const recordPath = (table: string, id: string | number) => `${tablePath(table)}?id=${encodeURIComponent(String(id))}`;

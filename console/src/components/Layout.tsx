@@ -8,6 +8,7 @@ const SECTIONS = [
   { to: '', label: 'Tables', screens: ['tables', 'table'] },
   { to: 'users', label: 'Users', screens: ['users'] },
   { to: 'outbox', label: 'Outbox', screens: ['outbox'] },
+  { to: 'webhooks', label: 'Webhooks', screens: ['webhooks', 'webhook'] },
   { to: 'overview', label: 'Overview', screens: ['overview'] },
   { to: 'api', label: 'API', screens: ['api'] },
   { to: 'api/reference', label: 'API reference', screens: ['reference'] },

@@ -210,6 +210,25 @@ describe('failures', () => {
   });
 });
 
+describe('a manual retry while an attempt is in flight', () => {
+  it('wins: the late outcome of the overtaken attempt is not written over it', async () => {
+    hook = await makeHook({ tables: ['orders'] });
+    receiver.hang();
+    await psql.query(`INSERT INTO orders (id, status) VALUES ('overtaken', 'x')`);
+    await expect.poll(() => receiver.attempts.length, { timeout: 5_000 }).toBe(1);
+    const [inFlight] = await deliveries('pending');
+    receiver.accept();
+    expect((await h.request().post(`/admin/webhooks/${hook.id}/deliveries/${inFlight!.id}/retry`).set(owner.auth)).status).toBe(200);
+    const [got] = await receiver.waitForDistinct(1);
+    expect(got!.id).toBe(inFlight!.id);
+    await expect.poll(async () => (await deliveries('delivered')).length, { timeout: 5_000 }).toBe(1);
+    // The first attempt times out (10 s) after the retry was delivered: its failure must not undo the delivery.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    expect((await deliveries())[0]).toMatchObject({ id: inFlight!.id, status: 'delivered', attempts: 2, lastStatus: 200 });
+    await psql.query(`DELETE FROM orders WHERE id = 'overtaken'`);
+  }, 30_000);
+});
+
 describe('a receiver that goes away for a while', () => {
   it('gets the changes made meanwhile once it is back', async () => {
     hook = await makeHook({ tables: ['orders'] });

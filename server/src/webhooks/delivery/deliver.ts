@@ -43,6 +43,8 @@ interface Target {
 
 interface Outcome {
   id: string;
+  /** The attempt it is the outcome of: one a manual retry or another lease overtook is not written. */
+  attempts: number;
   status: 'delivered' | 'failed' | 'dead';
   last_status: number | null;
   last_error: string | null;
@@ -193,7 +195,7 @@ export class Deliverer {
     }
     if (result.ok) {
       this.counters.delivered();
-      this.outcomes.push({ id: delivery.id, status: 'delivered', last_status: result.status, last_error: null, latency_ms: result.latencyMs, retry_seconds: null });
+      this.outcomes.push({ id: delivery.id, attempts: delivery.attempts, status: 'delivered', last_status: result.status, last_error: null, latency_ms: result.latencyMs, retry_seconds: null });
       return;
     }
     const dead = Date.now() - new Date(delivery.created_at).getTime() >= GIVE_UP_AFTER_MS;
@@ -201,6 +203,7 @@ export class Deliverer {
     else this.counters.failed();
     this.outcomes.push({
       id: delivery.id,
+      attempts: delivery.attempts,
       status: dead ? 'dead' : 'failed',
       last_status: result.status,
       last_error: result.error,
@@ -222,8 +225,9 @@ export class Deliverer {
                 delivered_at = CASE WHEN o.status = 'delivered' THEN now() ELSE d.delivered_at END,
                 next_attempt_at = CASE WHEN o.retry_seconds IS NULL THEN d.next_attempt_at ELSE now() + make_interval(secs => o.retry_seconds) END,
                 updated_at = now()
-           FROM jsonb_to_recordset(?::jsonb) AS o(id text, status text, last_status int, last_error text, latency_ms int, retry_seconds double precision)
-          WHERE d.id = o.id`,
+           FROM jsonb_to_recordset(?::jsonb) AS o(id text, attempts int, status text, last_status int, last_error text, latency_ms int, retry_seconds double precision)
+          -- Still this attempt's: a manual retry (which drops the lease) or a later lease (another attempt) wins.
+          WHERE d.id = o.id AND d.attempts = o.attempts AND d.lease_until IS NOT NULL`,
         [JSON.stringify(outcomes)],
       )
       .then(() => undefined)
