@@ -1,6 +1,6 @@
 import http from 'node:http';
 import Joi from 'joi';
-import { DEFAULT_WEBHOOK_EVENTS, MAX_WEBHOOK_HEADERS, RESERVED_WEBHOOK_HEADER, WEBHOOK_EVENTS, type WebhookEvent, type WebhookInput } from '@basalt/contract';
+import { DEFAULT_WEBHOOK_EVENTS, MAX_WEBHOOK_HEADERS, RESERVED_WEBHOOK_HEADER, WEBHOOK_EVENTS, type Webhook, type WebhookInput } from '@basalt/contract';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { firstProblem } from '../admin/definitions.js';
 import { invalidField } from '../errors.js';
@@ -31,14 +31,8 @@ const fields = {
 const createSchema = Joi.object({ ...fields, url: fields.url.required(), tables: fields.tables.required() }).unknown(false);
 const patchSchema = Joi.object(fields).unknown(false).min(1);
 
-export interface WebhookSettings {
-  url: string;
-  tables: string[] | '*';
-  events: WebhookEvent[];
-  filter: string | null;
-  headers: Record<string, string>;
-  enabled: boolean;
-}
+/** A webhook's settings, every one decided (the contract's shape of a webhook, without what the service keeps). */
+export type WebhookSettings = Pick<Webhook, 'url' | 'tables' | 'events' | 'filter' | 'headers' | 'enabled'>;
 
 export interface InputContext {
   cache: SchemaCache;

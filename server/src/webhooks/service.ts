@@ -1,6 +1,6 @@
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '@basalt/contract';
 import { parseCreate, parsePatch, settle, type InputContext } from './input.js';
-import { settingsOf, webhookOf, type WebhookStore } from './store.js';
+import { activeOf, settingsOf, webhookOf, type WebhookStore } from './store.js';
 import type { Deliveries, DeliveryQuery } from './deliveries.js';
 import { invalidField } from '../errors.js';
 import { filterDependencies } from './filter.js';
@@ -72,7 +72,7 @@ export class WebhookService {
     const row = await this.store.get(id);
     const input = body as Record<string, unknown>;
     for (const name of Object.keys(input)) if (name !== 'since') throw invalidField(name, `${name} is not a known field`);
-    const queued = await this.deliveries.replay({ id: row.id, url: row.url, tables: row.tables ?? '*', events: row.events, filter: row.filter, headers: row.headers, since: BigInt(row.since) }, input.since);
+    const queued = await this.deliveries.replay(activeOf(row), input.since);
     this.changed();
     return queued;
   }

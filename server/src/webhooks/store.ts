@@ -29,16 +29,8 @@ export interface WebhookRow {
   updated_at: Date | string;
 }
 
-/** A webhook as the enqueuer and the deliverer use it. */
-export interface ActiveWebhook {
-  id: string;
-  url: string;
-  tables: string[] | '*';
-  events: WebhookEvent[];
-  filter: string | null;
-  headers: Record<string, string>;
-  since: bigint;
-}
+/** A webhook as the enqueuer uses it: from which transaction on it takes changes. */
+export type ActiveWebhook = Pick<Webhook, 'id' | 'url' | 'tables' | 'events' | 'filter' | 'headers'> & { since: bigint };
 
 /** Knex answers timestamps as text (db/knex.ts): an ISO text with milliseconds either way. */
 export const iso = (value: Date | string) => new Date(value).toISOString();
@@ -56,6 +48,10 @@ export function webhookOf(row: WebhookRow): Webhook {
     updatedAt: iso(row.updated_at),
     previousSecretUntil: row.previous_until && Date.parse(iso(row.previous_until)) > Date.now() ? iso(row.previous_until) : null,
   };
+}
+
+export function activeOf(row: WebhookRow): ActiveWebhook {
+  return { id: row.id, url: row.url, tables: row.tables ?? '*', events: row.events, filter: row.filter, headers: row.headers, since: BigInt(row.since) };
 }
 
 export function settingsOf(row: WebhookRow): WebhookSettings {
@@ -135,6 +131,6 @@ export class WebhookStore {
   /** The enabled webhooks, as the enqueuer matches changes against them. */
   async active(trx: Knex | Knex.Transaction = this.knex): Promise<ActiveWebhook[]> {
     const result = await trx.raw<{ rows: WebhookRow[] }>(`SELECT ${COLUMNS} FROM _basalt_webhooks WHERE enabled ORDER BY id`);
-    return result.rows.map((row) => ({ id: row.id, url: row.url, tables: row.tables ?? '*', events: row.events, filter: row.filter, headers: row.headers, since: BigInt(row.since) }));
+    return result.rows.map(activeOf);
   }
 }
