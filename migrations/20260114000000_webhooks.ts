@@ -104,11 +104,10 @@ export async function up(knex: Knex): Promise<void> {
       delivered_at timestamptz,
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-  await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_due ON _basalt_webhook_deliveries (next_attempt_at) WHERE status IN ('pending', 'failed')`);
+  // The lease's order (one enqueue round's deliveries share their next_attempt_at: seq must be in the index too).
+  await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_due ON _basalt_webhook_deliveries (next_attempt_at, seq) WHERE status IN ('pending', 'failed')`);
   await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_row ON _basalt_webhook_deliveries (webhook_id, table_name, row_key, seq) WHERE status IN ('pending', 'failed')`);
-  await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_leased ON _basalt_webhook_deliveries (webhook_id) WHERE lease_until IS NOT NULL`);
   await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_list ON _basalt_webhook_deliveries (webhook_id, seq)`);
-  await knex.raw(`CREATE INDEX _basalt_webhook_deliveries_ended ON _basalt_webhook_deliveries (updated_at) WHERE status IN ('delivered', 'dead')`);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -129,8 +129,10 @@ export class WebhookStore {
   }
 
   /** The enabled webhooks, as the enqueuer matches changes against them. */
-  async active(trx: Knex | Knex.Transaction = this.knex): Promise<ActiveWebhook[]> {
-    const result = await trx.raw<{ rows: WebhookRow[] }>(`SELECT ${COLUMNS} FROM _basalt_webhooks WHERE enabled ORDER BY id`);
+  async active(trx?: Knex.Transaction): Promise<ActiveWebhook[]> {
+    // In the enqueuer's transaction the rows are held (KEY SHARE) until its deliveries are in: a webhook deleted
+    // meanwhile goes after them, with them (its DELETE waits), rather than failing the round's insert.
+    const result = await (trx ?? this.knex).raw<{ rows: WebhookRow[] }>(`SELECT ${COLUMNS} FROM _basalt_webhooks WHERE enabled ORDER BY id${trx ? ' FOR KEY SHARE' : ''}`);
     return result.rows.map(activeOf);
   }
 }

@@ -51,12 +51,14 @@ export function createWebhooks(deps: {
   const enqueuer = new Enqueuer(knex, pool, cache, (trx) => store.active(trx), onError);
   let enqueuing: Promise<number> | null = null;
   let active = true;
+  let more = false;
   let closed = false;
   const enqueue = () =>
     (enqueuing ??= enqueuer
       .round()
       .then((round) => {
         active = round.active;
+        more = round.more === true;
         deliverer.idle = !round.active;
         if (round.queued > 0) deliverer.kick();
         return round.queued;
@@ -67,10 +69,11 @@ export function createWebhooks(deps: {
   const tick = () => {
     if (closed) return;
     void enqueue()
-      .catch(onError)
+      .catch((error: unknown) => onError?.(error))
       .finally(() => {
         if (closed) return;
-        enqueueTimer = setTimeout(tick, active ? ENQUEUE_EVERY_MS : IDLE_EVERY_MS);
+        // A round that had to leave changes for later goes on at once.
+        enqueueTimer = setTimeout(tick, more ? 0 : active ? ENQUEUE_EVERY_MS : IDLE_EVERY_MS);
         enqueueTimer.unref();
       });
   };
@@ -80,7 +83,7 @@ export function createWebhooks(deps: {
     deliverer.idle = false;
     deliverer.kick();
   };
-  const holdTimer = setInterval(() => void service.syncCapture().catch(onError), HOLD_EVERY_MS);
+  const holdTimer = setInterval(() => void service.syncCapture().catch((error: unknown) => onError?.(error)), HOLD_EVERY_MS);
   holdTimer.unref();
   deliverer.start();
   return {

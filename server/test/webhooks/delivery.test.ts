@@ -91,6 +91,16 @@ describe('what is delivered', () => {
     await receiver.waitForDistinct(2003, 60_000);
   });
 
+  it('queues a statement of more rows than a round takes over several rounds, none lost or twice', async () => {
+    hook = await makeHook({ tables: ['orders'], events: ['insert'], filter: "status = 'many' and (total <= 3 or total > 5995)" });
+    await psql.query(`INSERT INTO orders (id, status, total) SELECT 'many' || g, 'many', g FROM generate_series(1, 6000) g`);
+    const got = await receiver.waitForDistinct(8);
+    expect(got.map((r) => r.payload.record!.total)).toEqual([1, 2, 3, 5996, 5997, 5998, 5999, 6000]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received).toHaveLength(8);
+    await psql.query(`DELETE FROM orders WHERE status = 'many'`);
+  });
+
   it('keeps the order of one row\'s changes, and names the old id on an update that changed it', async () => {
     hook = await makeHook({ tables: ['orders'] });
     await psql.query(`INSERT INTO orders (id, status, total) VALUES ('seq', 'a', 0)`);

@@ -7,14 +7,14 @@ import type { WebhookRow, WebhookStore } from '../store.js';
  * Delivers the queue (API.md, Webhooks): any process leases due deliveries (`FOR UPDATE SKIP LOCKED`, a lease of
  * LEASE_SECONDS, so one killed mid-delivery leaves them to another when it ends: at least once, the same `webhook-id`).
  * A delivery is due when its time came and no earlier delivery of the same row to the same webhook is pending or
- * failed (per-row order); at most IN_FLIGHT_PER_WEBHOOK of a webhook's deliveries are leased at once, over all
- * processes. Outcomes are written in batches: a 2xx is delivered; anything else is failed and tried again on the
+ * failed (per-row order); a process sends a bounded number of a webhook's deliveries at once (a round leases at most
+ * IN_FLIGHT_PER_WEBHOOK, only for webhooks below that many in flight). One statement leases a round. Outcomes are written in batches: a 2xx is delivered; anything else is failed and tried again on the
  * schedule (signing.ts), or dead 24 h after the delivery was made. Deliveries of a disabled webhook wait.
  */
 
 export const LEASE_SECONDS = 25;
-export const IN_FLIGHT_PER_WEBHOOK = 16;
-const CANDIDATES = 64;
+/** A webhook's deliveries one process sends at once (a round leases at most this many, for webhooks below it). */
+export const IN_FLIGHT_PER_WEBHOOK = 32;
 const POLL_MS = 200;
 /** Outcomes finishing within this long of each other are written together. */
 const FLUSH_AFTER_MS = 5;
@@ -61,6 +61,8 @@ export class Deliverer {
   private again = false;
   private stopped = false;
   private readonly sending = new Set<Promise<void>>();
+  /** This process's deliveries in flight, per webhook. */
+  private readonly inFlight = new Map<string, number>();
   private outcomes: Outcome[] = [];
   private flushing: Promise<void> | null = null;
 
@@ -79,7 +81,7 @@ export class Deliverer {
       this.timer.unref();
     };
     tick();
-    this.cleaner = setInterval(() => void this.clean().catch(this.onError), CLEAN_EVERY_MS);
+    this.cleaner = setInterval(() => void this.clean().catch((error: unknown) => this.onError?.(error)), CLEAN_EVERY_MS);
     this.cleaner.unref();
   }
 
@@ -107,37 +109,25 @@ export class Deliverer {
   }
 
   private async lease(): Promise<Array<{ delivery: Leased; webhook: Target }>> {
-    const leased = await this.knex.transaction(async (trx) => {
-      const busy = await trx.raw<{ rows: Array<{ webhook_id: string; n: number }> }>(
-        `SELECT webhook_id, count(*)::int AS n FROM _basalt_webhook_deliveries
-          WHERE lease_until IS NOT NULL AND lease_until > now() AND status IN ('pending', 'failed') GROUP BY webhook_id`,
-      );
-      const inFlight = new Map(busy.rows.map((row) => [row.webhook_id, row.n]));
-      const candidates = await trx.raw<{ rows: Array<{ id: string; webhook_id: string }> }>(
-        `SELECT d.id, d.webhook_id FROM _basalt_webhook_deliveries d
-          WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-            AND (d.row_key IS NULL OR NOT EXISTS (
-                  SELECT 1 FROM _basalt_webhook_deliveries e
-                   WHERE e.webhook_id = d.webhook_id AND e.table_name = d.table_name AND e.row_key = d.row_key
-                     AND e.status IN ('pending', 'failed') AND e.seq < d.seq))
-            AND EXISTS (SELECT 1 FROM _basalt_webhooks w WHERE w.id = d.webhook_id AND w.enabled)
-          ORDER BY d.next_attempt_at, d.seq LIMIT ${CANDIDATES} FOR UPDATE OF d SKIP LOCKED`,
-      );
-      const picked: string[] = [];
-      for (const candidate of candidates.rows) {
-        const n = inFlight.get(candidate.webhook_id) ?? 0;
-        if (n >= IN_FLIGHT_PER_WEBHOOK) continue;
-        inFlight.set(candidate.webhook_id, n + 1);
-        picked.push(candidate.id);
-      }
-      if (picked.length === 0) return [];
-      const result = await trx.raw<{ rows: Leased[] }>(
-        `UPDATE _basalt_webhook_deliveries SET lease_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()
-          WHERE id = ANY(?) RETURNING id, webhook_id, body, attempts, created_at`,
-        [LEASE_SECONDS, picked],
-      );
-      return result.rows;
-    });
+    // Webhooks with their share in flight in this process wait for the next round.
+    const full = [...this.inFlight].filter(([, n]) => n >= IN_FLIGHT_PER_WEBHOOK).map(([id]) => id);
+    const result = await this.knex.raw<{ rows: Leased[] }>(
+      `UPDATE _basalt_webhook_deliveries u SET lease_until = now() + make_interval(secs => ?), attempts = u.attempts + 1, updated_at = now()
+         FROM (SELECT d.id FROM _basalt_webhook_deliveries d
+                WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+                  AND NOT (d.webhook_id = ANY(?))
+                  AND (d.row_key IS NULL OR NOT EXISTS (
+                        SELECT 1 FROM _basalt_webhook_deliveries e
+                         WHERE e.webhook_id = d.webhook_id AND e.table_name = d.table_name AND e.row_key = d.row_key
+                           AND e.status IN ('pending', 'failed') AND e.seq < d.seq))
+                  AND EXISTS (SELECT 1 FROM _basalt_webhooks w WHERE w.id = d.webhook_id AND w.enabled)
+                ORDER BY d.next_attempt_at, d.seq LIMIT ? FOR UPDATE OF d SKIP LOCKED) due
+        WHERE u.id = due.id
+        RETURNING u.id, u.webhook_id, u.body, u.attempts, u.created_at`,
+      [LEASE_SECONDS, full, IN_FLIGHT_PER_WEBHOOK],
+    );
+    const leased = result.rows;
+    for (const delivery of leased) this.inFlight.set(delivery.webhook_id, (this.inFlight.get(delivery.webhook_id) ?? 0) + 1);
     if (leased.length === 0) return [];
     const webhooks = new Map<string, Target>();
     for (const id of new Set(leased.map((delivery) => delivery.webhook_id))) {
@@ -167,7 +157,12 @@ export class Deliverer {
     for (const { delivery, webhook } of leased) {
       const sending: Promise<void> = this.sendOne(delivery, webhook)
         .then(() => this.scheduleFlush())
-        .finally(() => this.sending.delete(sending));
+        .finally(() => {
+          this.sending.delete(sending);
+          const n = (this.inFlight.get(delivery.webhook_id) ?? 1) - 1;
+          if (n > 0) this.inFlight.set(delivery.webhook_id, n);
+          else this.inFlight.delete(delivery.webhook_id);
+        });
       this.sending.add(sending);
     }
   }

@@ -23,6 +23,8 @@ import type { ActiveWebhook } from '../store.js';
 export const ENQUEUE_EVERY_MS = 100;
 /** Without an enabled webhook a round only moves the position on: once a second is enough. */
 export const IDLE_EVERY_MS = 1_000;
+/** Changes queued by one round at most (a round that took this many runs again at once). */
+export const CHANGES_PER_ROUND = 5_000;
 const HOLD = 'webhooks';
 const TYPES: Record<ChangeOp, WebhookEvent> = { i: 'insert', u: 'update', d: 'delete', t: 'truncate' };
 
@@ -132,7 +134,7 @@ export class Enqueuer {
    * One round: answers how many deliveries it queued (0 when another process holds the position) and whether any
    * webhook is enabled (without one, rounds can be rarer).
    */
-  async round(): Promise<{ queued: number; active: boolean }> {
+  async round(): Promise<{ queued: number; active: boolean; more?: boolean }> {
     return this.knex.transaction(async (trx) => {
       const position = await trx.raw<{ rows: Array<{ xid: string; change_id: string | null; n: number | null }> }>(
         `SELECT xid::text AS xid, change_id, n FROM _basalt_webhook_position FOR UPDATE SKIP LOCKED`,
@@ -148,16 +150,21 @@ export class Enqueuer {
       const from = BigInt(at.xid);
       const after: Place | null = at.change_id === null ? null : { xid: from, id: Number(at.change_id), n: at.n ?? 0 };
       const tables = webhooks.some((webhook) => webhook.tables === '*') ? null : [...new Set(webhooks.flatMap((webhook) => webhook.tables as string[]))];
-      const { changes, next } = await this.log.read(from, tables, true);
-      const fresh = after ? changes.filter((change) => isAfter(change, after)) : changes;
+      const read = await this.log.read(from, tables, true);
+      const unread = after ? read.changes.filter((change) => isAfter(change, after)) : read.changes;
+      // A round queues at most CHANGES_PER_ROUND changes (a bulk statement's thousands of rows are one log row): the
+      // rest stay for the next rounds, so no transaction or queue batch grows without end.
+      const fresh = unread.slice(0, CHANGES_PER_ROUND);
+      const cut = fresh.length < unread.length;
+      const next = cut ? fresh[fresh.length - 1]!.xid : read.next;
       const deliveries = await deliveriesOf(this.pool, this.cache, fresh, webhooks, { onError: this.onError });
       await insertDeliveries(trx, deliveries);
-      const last = changes[changes.length - 1];
-      // A full read stops inside transaction `next`: the changes up to the last one read are queued.
+      const last = cut ? fresh[fresh.length - 1] : read.changes[read.changes.length - 1];
+      // A read that stopped inside transaction `next` (full, or cut here): the changes up to the last one taken are queued.
       const partial = last !== undefined && last.xid === next;
       await trx.raw(`UPDATE _basalt_webhook_position SET xid = ?::text::xid8, change_id = ?, n = ?`, [next.toString(), partial ? last.id : null, partial ? last.n : null]);
       await trx.raw(`INSERT INTO _basalt_change_holds (name, xid) VALUES (?, ?::text::xid8) ON CONFLICT (name) DO UPDATE SET xid = excluded.xid`, [HOLD, next.toString()]);
-      return { queued: deliveries.length, active: true };
+      return { queued: deliveries.length, active: true, more: cut };
     });
   }
 }
