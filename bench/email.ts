@@ -10,13 +10,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { startSmtpCatcher, type SmtpCatcher } from '../test-support/smtp.js';
 import { fmt, mark, table } from './format.js';
 import { loadProblems, runLoad, type LoadResult } from './load.js';
-import { positiveNumber } from './options.js';
+import { positiveNumber, runAsCommand } from './options.js';
 import { buildServer, freePort, onServer, provisionDatabase, settle, startServer, treeCpuMs, type BenchDatabase, type ServerProcess } from './processes.js';
 import { writeMarkedSection } from './report.js';
 import { A1, R2, type BenchProject, type Scenario } from './scenarios.js';
@@ -304,16 +304,4 @@ export function parseEmailOptions(argv: string[]): EmailBenchOptions {
   };
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (invokedDirectly) {
-  runEmailBench(parseEmailOptions(process.argv.slice(2))).then(
-    (outcome) => {
-      if (outcome.problems.length) console.error(`!!! ${outcome.problems.join('\n!!! ')}`);
-      process.exit(outcome.ok ? 0 : 1);
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.stack : error);
-      process.exit(1);
-    },
-  );
-}
+runAsCommand(import.meta.url, () => runEmailBench(parseEmailOptions(process.argv.slice(2))));

@@ -74,7 +74,8 @@ export async function sampleRun(bench: Bench, name: ServerName, label: string, r
   const server = bench.servers[name];
   // Postgres too: a slow run's statements (a count of a million rows) go on after its load stops, and would weigh
   // on the next run, whichever server that is.
-  if (settleFirst) await settle([...SERVERS.map((other) => bench.servers[other].pid), ...(bench.db.postmasterPid ? [bench.db.postmasterPid] : [])]);
+  // A part with one Basalt process (bench/webhooks.ts) names it twice: each process counted once.
+  if (settleFirst) await settle([...new Set(SERVERS.map((other) => bench.servers[other].pid)), ...(bench.db.postmasterPid ? [bench.db.postmasterPid] : [])]);
   server.drainLog();
   const cpuBefore = treeCpuMs(server.pid);
   const dbBefore = bench.db.postmasterPid ? treeCpuMs(bench.db.postmasterPid) : null;
@@ -160,7 +161,7 @@ async function measureInSlices(bench: Bench, sides: Side[], phase: RunRecord['ph
 }
 
 /** Round r starts with a different server, so no server always runs first (or right after the same neighbour). */
-const rotated = (servers: readonly ServerName[], round: number): ServerName[] => servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
+export const rotated = (servers: readonly ServerName[], round: number): ServerName[] => servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
 
 export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenarios: Scenario[], servers: readonly ServerName[], withConcurrent: boolean): Promise<void> {
   for (let round = 1; round <= bench.options.rounds; round++) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RunSettings } from './report.js';
 
@@ -90,3 +90,20 @@ export function parseOptions(argv: string[]): BenchOptions {
   };
 }
 
+/**
+ * A benchmark command's own file run by node (`tsx bench/<part>.ts`), not imported: runs it, prints its problems and
+ * exits 0 when it is ok, else 1 (a throw too).
+ */
+export function runAsCommand(moduleUrl: string, run: () => Promise<{ ok: boolean; problems: string[] }>): void {
+  if (process.argv[1] === undefined || moduleUrl !== pathToFileURL(path.resolve(process.argv[1])).href) return;
+  run().then(
+    (outcome) => {
+      if (outcome.problems.length) console.error(`!!! ${outcome.problems.join('\n!!! ')}`);
+      process.exit(outcome.ok ? 0 : 1);
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.stack : error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -251,4 +252,11 @@ export async function settle(rootPids: number[], maxMs = 10_000): Promise<void> 
     if (now - last < 15) return; // under 10% of one core
     last = now;
   }
+}
+
+/** The machine, as every report names it: cores and model, memory, kernel. */
+export function machine(): string {
+  const cpus = os.cpus();
+  const gib = (os.totalmem() / 2 ** 30).toFixed(0);
+  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${gib} GiB RAM, ${os.type()} ${os.release()} (${os.arch()})`;
 }

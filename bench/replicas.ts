@@ -12,11 +12,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pgbouncerVersion, startPgBouncer, type PgBouncer } from '../test-support/pgbouncer.js';
 import { startReplicated, type Replicated } from '../test-support/standby.js';
 import { fmt, mark, table } from './format.js';
+import { runAsCommand } from './options.js';
 import { runLoad } from './load.js';
 import { freePort, startServer, treeCpuMs, type ServerProcess } from './processes.js';
 import { writeMarkedSection } from './report.js';
@@ -236,16 +237,4 @@ export function parseReplicaOptions(argv: string[]): ReplicaBenchOptions {
   };
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
-if (invokedDirectly) {
-  runReplicaBench(parseReplicaOptions(process.argv.slice(2))).then(
-    (outcome) => {
-      if (outcome.problems.length) console.error(`!!! ${outcome.problems.join('\n!!! ')}`);
-      process.exit(outcome.ok ? 0 : 1);
-    },
-    (error: unknown) => {
-      console.error(error instanceof Error ? error.stack : error);
-      process.exit(1);
-    },
-  );
-}
+runAsCommand(import.meta.url, () => runReplicaBench(parseReplicaOptions(process.argv.slice(2))));

@@ -11,17 +11,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import bcrypt from 'bcryptjs';
-import { buildServer, freePort, provisionDatabase, startServer, type BenchDatabase, type ServerProcess } from './processes.js';
+import { buildServer, freePort, machine, provisionDatabase, startServer, type BenchDatabase, type ServerProcess } from './processes.js';
 import { runLoad } from './load.js';
-import { R1, type BenchProject, type HttpRequest, type Scenario } from './scenarios.js';
+import type { BenchProject } from './scenarios.js';
 import { findDeepPage, GROWTH_MY_ROWS, GROWTH_SCENARIOS, MAIN_SCENARIOS } from './queryScenarios.js';
-import { R8 } from './ruleScenarios.js';
+import { verify } from './verify.js';
 import { createProject, seedItems, seedMyItems, seedShared, SHARED_GROWTH_ROWS } from './seed.js';
 import { renderReport, SERVERS, writeReport, type BenchMeta, type RunRecord, type ServerName } from './report.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { runRounds, runTransfers, type Bench } from './measure.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 import { parseEmailOptions, runEmailBench } from './email.js';
+import { parseWebhookOptions, runWebhookBench } from './webhooks.js';
 import { prepareA1M } from './mfa.js';
 import { A1M, FILE_SCENARIOS } from './stats.js';
 import { prepareFiles } from './files.js';
@@ -34,52 +35,6 @@ export interface BenchOutcome {
   records: RunRecord[];
   /** Request log lines each Basalt server wrote (production logging must be on while measured). */
   requestLogLines: Record<string, number>;
-}
-
-async function send(url: string, request: HttpRequest): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${url}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: the check names the status or the shape
-  }
-  return { status: response.status, body };
-}
-
-/** A few requests of every scenario on every server, each checked for its status and shape. */
-async function verify(bench: Bench, scenarios: Scenario[]): Promise<void> {
-  for (const name of SERVERS) {
-    for (const scenario of scenarios.filter((s) => s.name !== 'M1')) {
-      const key = `${name} ${scenario.name}`;
-      bench.failedChecks.delete(key);
-      for (let i = 0; i < 3; i++) {
-        const request = scenario.next(bench.project);
-        const { status, body } = await send(bench.servers[name].url, request);
-        // A scenario under an access rule also sends one request the rule refuses: every server must refuse it.
-        const refusal = scenario.refused?.next(bench.project);
-        const refused = refusal ? await send(bench.servers[name].url, refusal) : null;
-        const wrongly = refused ? scenario.refused!.check(refused.status, refused.body) : null;
-        const problem =
-          scenario.check(bench.project, request, status, body) ??
-          (wrongly ? `the request its rule refuses (${refusal!.method} ${refusal!.path} ${refusal!.body ?? ''}): ${wrongly} ${JSON.stringify(refused!.body).slice(0, 200)}` : null);
-        if (problem) {
-          const detail = `${scenario.name} on ${name}: ${request.method} ${request.path} -> ${problem} ${JSON.stringify(body).slice(0, 300)}`;
-          bench.failedChecks.set(key, detail);
-          bench.problems.push(`check failed: ${detail}`);
-          console.error(`!!! CHECK FAILED: ${detail}`);
-          break;
-        }
-      }
-    }
-  }
-  // Both answer the same first page: the baseline runs the same query as Basalt, not an easier one.
-  for (const scenario of [R1, R8].filter((s) => scenarios.includes(s))) {
-    const pages = await Promise.all(SERVERS.map(async (name) => (await send(bench.servers[name].url, scenario.next(bench.project))).body as { data?: Array<{ id: unknown }> }));
-    const ids = pages.map((page) => JSON.stringify(page.data?.map((row) => row.id)));
-    if (new Set(ids).size !== 1) bench.problems.push(`${scenario.name} pages differ between servers: ${ids.join(' / ')}`);
-  }
 }
 
 /** Where the servers keep files (issue 28): Basalt's local driver (both processes share it, as they share the database), the baseline's own folder. */
@@ -142,12 +97,6 @@ function timeBcrypt(): number {
     times.push(performance.now() - started);
   }
   return times.sort((a, b) => a - b)[2]!;
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  const gib = (os.totalmem() / 2 ** 30).toFixed(0);
-  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${gib} GiB RAM, ${os.type()} ${os.release()} (${os.arch()})`;
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
@@ -247,14 +196,17 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 /**
  * A full run (not --smoke, not --only) ends with the replica and pooler part (bench/replicas.ts), then E1 (bench/email.ts:
- * mail through the outbox, on the same database server as the main part), into the same file.
+ * mail through the outbox), then the webhooks (bench/webhooks.ts: WH1, W1, W2 and B1 with a webhook on), the last two
+ * on the same database server as the main part, all into the same file.
  */
 async function runAll(options: BenchOptions): Promise<BenchOutcome> {
   const outcome = await runBench(options);
   if (options.smoke || options.only !== null) return outcome;
   const replicas = await runReplicaBench({ ...parseReplicaOptions([]), out: options.out });
   const email = await runEmailBench({ ...parseEmailOptions([]), out: options.out, databaseUrl: options.databaseUrl, build: false });
-  return { ...outcome, ok: outcome.ok && replicas.ok && email.ok, problems: [...outcome.problems, ...replicas.problems, ...email.problems] };
+  const webhooks = await runWebhookBench({ ...parseWebhookOptions([]), out: options.out, databaseUrl: options.databaseUrl, build: false });
+  const parts = [outcome, replicas, email, webhooks];
+  return { ...outcome, ok: parts.every((part) => part.ok), problems: parts.flatMap((part) => part.problems) };
 }
 
 if (invokedDirectly) {

@@ -9,6 +9,7 @@ import { parseRealtimeOptions, parseRulesRealtimeOptions, runRealtimeBench } fro
 import { runRulesRealtimeBench } from './realtimeRules.js';
 import { parseReplicaOptions, runReplicaBench } from './replicas.js';
 import { parseEmailOptions, runEmailBench } from './email.js';
+import { parseWebhookOptions, runWebhookBench } from './webhooks.js';
 
 // The benchmark itself is not part of npm test; this smoke run of it is: one short round at a gentle rate, on the
 // test Postgres, checking that every scenario answers 2xx with the right shape on Basalt (1 and 2 workers) and on the
@@ -90,3 +91,25 @@ test('npm run bench:email -- --smoke sends every recovery mail once', async () =
   expect(outcome.alone.R2!.responses).toBeGreaterThan(0);
   expect(outcome.alone.A1!.responses).toBeGreaterThan(0);
 }, 90_000);
+
+// The webhooks' smoke run (issue 29): one Basalt process with a webhook on my_items, 50 writes a second for 4 s to a
+// receiver on loopback, twice (the second time it answers 503 from 1 s to 3 s); then one round of W1, W2 and B1 on
+// the baseline and on Basalt: every change delivered, a sample of signatures right.
+test('npm run bench:webhooks -- --smoke delivers every change, after an outage too', async () => {
+  const outcome = await runWebhookBench({ ...parseWebhookOptions(['--smoke']), databaseUrl: testAdminUrl(), build: false });
+  expect(outcome.problems).toEqual([]);
+  expect(outcome.passes.map((pass) => [pass.name, pass.answered, pass.drain.delivered, pass.rows])).toEqual([
+    ['clean', 200, 200, 200],
+    ['outage', 200, 200, 200],
+  ]);
+  expect(outcome.passes[1]!.refused).toBeGreaterThan(0);
+  for (const scenario of ['W1', 'W2', 'B1']) {
+    for (const server of ['baseline', 'basalt-1']) {
+      const runs = outcome.records.filter((r) => r.server === server && r.scenario === scenario);
+      expect(runs.length, `${scenario} on ${server}`).toBe(1);
+      expect(runs[0]!.load.responses, `${scenario} on ${server}`).toBeGreaterThan(0);
+    }
+  }
+  expect(outcome.drains.map((run) => [run.scenario, run.drain.complete])).toEqual([['W1', true], ['W2', true], ['B1', true]]);
+  expect(outcome.signatures.verified).toBeGreaterThan(0);
+}, 150_000);
