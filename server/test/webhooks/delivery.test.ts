@@ -72,8 +72,9 @@ describe('what is delivered', () => {
     expect(insert!.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(Math.abs(Number(insert!.timestamp) - Date.now() / 1000)).toBeLessThan(30);
     expect(insert!.headers['content-type']).toBe('application/json');
+    // Outcomes are written in batches a moment after the receiver answered.
+    await expect.poll(async () => (await deliveries('delivered')).length, { timeout: 5_000 }).toBe(3);
     const listed = await deliveries('delivered');
-    expect(listed).toHaveLength(3);
     expect(listed[0]).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, webhookId: hook.id, table: 'orders', type: 'delete' });
     expect(typeof listed[0]!.latencyMs).toBe('number');
   });
@@ -169,7 +170,7 @@ describe('failures', () => {
     const [got] = await receiver.waitForDistinct(1, 15_000);
     expect(got!.id).toBe(failed.id);
     expect(receiver.attempts.filter((a) => a.id === failed.id).map((a) => a.status)).toEqual([500, 200]);
-    expect((await deliveries('delivered'))[0]).toMatchObject({ id: failed.id, attempts: 2, lastStatus: 200 });
+    await expect.poll(async () => (await deliveries('delivered'))[0], { timeout: 5_000 }).toMatchObject({ id: failed.id, attempts: 2, lastStatus: 200 });
 
     const elsewhere = await startWebhookReceiver();
     receiver.redirect(elsewhere.url);
