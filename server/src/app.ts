@@ -40,7 +40,7 @@ export function createApp(services: Services, options: AppOptions): Express {
   // Whose X-Forwarded-For names the client's address (the abuse limits count it): TRUST_PROXY, nobody's by default.
   app.set('trust proxy', options.trustProxy ?? false);
 
-  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller, observe: services.telemetry.observe }));
+  app.use(requestFrame({ logger: options.logger, corsOrigins: options.corsOrigins, callerOf: loggedCaller, observe: services.telemetry.observe, begin: services.load.begin }));
   app.use(securityHeaders);
   // Basalt-Min-Lsn checked on every request; with read replicas, Basalt-Lsn on every successful write.
   app.use(readYourWrites(services.replicas));

@@ -39,6 +39,7 @@ import type { ProviderConfig } from './auth/providers/settings.js';
 import type { EmailSettings } from './auth/email/settings.js';
 import type { WebhookConfig } from './config.js';
 import { createWebhooks, type Webhooks } from './webhooks/wiring.js';
+import { RequestLoad } from './ops/load.js';
 
 export interface ServiceOptions {
   databaseUrl: string;
@@ -130,6 +131,8 @@ export interface Services {
   files: Files;
   /** The owner's webhooks, the queue filled from the change log and its delivery (webhooks/). */
   webhooks: Webhooks;
+  /** How busy the process is with requests (the request frame counts them). */
+  load: RequestLoad;
   signupEnabled: boolean;
   close(): Promise<void>;
 }
@@ -143,17 +146,23 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   // What needs a session (migrations, the owner-index upgrade's advisory lock) runs on the listen URL's connections:
   // two, since the upgrade holds its lock on one while its builds run on the other.
   const sessionKnex = options.listenUrl !== undefined && options.listenUrl !== options.databaseUrl ? createKnex(options.listenUrl, { poolSize: 2 }) : knex;
-  const pool = new pg.Pool({
-    connectionString: options.databaseUrl,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
-    types: pgTypes,
-    // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end. Poolers
-    // refuse startup parameters: behind one the timeout is set in each statement's transaction (PreparedPool).
-    ...(transactionPooled ? {} : { statement_timeout: statementTimeoutMs }),
-  });
-  // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
-  pool.on('error', (error) => options.onError?.(error));
+  const recordPool = (max: number) => {
+    const made = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max,
+      connectionTimeoutMillis: 5_000,
+      types: pgTypes,
+      // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end. Poolers
+      // refuse startup parameters: behind one the timeout is set in each statement's transaction (PreparedPool).
+      ...(transactionPooled ? {} : { statement_timeout: statementTimeoutMs }),
+    });
+    // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
+    made.on('error', (error) => options.onError?.(error));
+    return made;
+  };
+  const pool = recordPool(options.poolSize ?? 10);
+  // Webhooks read the log and rows back on two connections of their own: a backlog never makes a request wait.
+  const webhookPool = recordPool(2);
   let listener: SchemaListener | undefined;
   let replicas: Replicas | null = null;
   const passwords = new PasswordHasher(options.bcryptCost);
@@ -206,6 +215,9 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       capturedSince: (tables) => capture.since(tables),
       onError: options.onError,
     });
+    // Requests in flight (streams not counted): background work gives way while there are many (ops/load.ts).
+    const load = new RequestLoad(() => hub.size);
+    load.start();
     const trimmer = new ChangeTrimmer(pool, options.onError);
     trimmer.start();
     const records: RecordDeps = {
@@ -225,7 +237,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
     const files = await createFiles({ knex, cache, records, limiter, limits: options.limits ?? DEFAULT_LIMITS, jwtSecret: options.jwtSecret, storage, publicUrl: () => (options.production && email.settings.publicUrlIsDefault ? null : email.settings.publicUrl), onError: options.onError });
     records.deleted = (table, id) => void files.service.deleted(table, id).catch((error: unknown) => options.onError?.(error));
     const webhooks = createWebhooks({
-      knex, pool, cache, jwtSecret: options.jwtSecret, config: options.webhooks ?? { allowPrivateTargets: false }, onError: options.onError,
+      knex, pool: webhookPool, cache, busy: () => load.busy, jwtSecret: options.jwtSecret, config: options.webhooks ?? { allowPrivateTargets: false }, onError: options.onError,
       captureProblem: (table) => placement.problem(table),
       holdCapture: (tables) => capture.hold(tables),
     });
@@ -268,10 +280,12 @@ export async function createServices(options: ServiceOptions): Promise<Services>
       records,
       files,
       webhooks,
+      load,
       tables: new TableAdmin(knex, cache, (table) => placement.problem(table), (table, column) => webhooks.service.filterReading(table, column)),
       signupEnabled: options.signupEnabled,
       async close() {
         hub.close();
+        load.stop();
         await webhooks.close();
         counting.stop();
         placement.stop();
@@ -287,14 +301,14 @@ export async function createServices(options: ServiceOptions): Promise<Services>
         await current?.close();
         await replicaSet?.close();
         await passwords.close();
-        await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
+        await Promise.all([knex.destroy(), pool.end(), webhookPool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
       },
     };
   } catch (error) {
     await listener?.close();
     await replicas?.close();
     await passwords.close();
-    await Promise.all([knex.destroy(), pool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
+    await Promise.all([knex.destroy(), pool.end(), webhookPool.end(), sessionKnex !== knex ? sessionKnex.destroy() : undefined]);
     throw error;
   }
 }

@@ -14,7 +14,7 @@ const nextRequestId = () => `${requestIdPrefix}-${(requestCounter++).toString(36
 
 /**
  * What every request gets before any route: its request id (the client's when it is a sane one), its log line, its
- * count in the metrics and the CORS headers; preflights are answered here. One middleware rather than four, because
+ * count in the metrics and in the process's load, and the CORS headers; preflights are answered here. One middleware rather than four, because
  * every layer in front of the routes is matched and called on every request.
  */
 export function requestFrame(options: {
@@ -24,11 +24,14 @@ export function requestFrame(options: {
   callerOf: (req: Request) => string;
   /** Hears every finished response with its duration in milliseconds (the metrics); it must stay cheap. */
   observe?: (req: Request, res: Response, durationMs: number) => void;
+  /** Hears every request as it begins (ops/load.ts counts it until its response closes). */
+  begin?: (res: Response) => void;
 }): RequestHandler {
   const log = options.logger ? requestLog(options.logger, options.callerOf) : null;
   const applyCors = cors(options.corsOrigins);
-  const { observe } = options;
+  const { observe, begin } = options;
   return (req, res, next) => {
+    begin?.(res);
     const given = req.headers[REQUEST_ID_HEADER];
     res.setHeader('X-Request-Id', typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId());
     if (log || observe) {

@@ -118,7 +118,10 @@ export class Deliveries {
     }
     return this.knex.transaction(async (trx) => {
       const position = await trx.raw<{ rows: Array<{ xid: string }> }>(`SELECT xid::text AS xid FROM _basalt_webhook_position FOR UPDATE`);
-      const below = BigInt(position.rows[0]!.xid);
+      // The enqueuer queues the changes from its position on, skipping those before the webhook's `since` (its
+      // position stays behind while no webhook is enabled): the replay takes everything below both.
+      const at = BigInt(position.rows[0]!.xid);
+      const below = at > webhook.since ? at : webhook.since;
       let queued = 0;
       let after: { xid: bigint; id: number } | null = null;
       for (;;) {

@@ -5,6 +5,7 @@ import type { WebhookConfig } from '../config.js';
 import { Deliverer } from './delivery/deliver.js';
 import { Deliveries } from './deliveries.js';
 import { Enqueuer, ENQUEUE_EVERY_MS, IDLE_EVERY_MS } from './delivery/enqueue.js';
+import { Pace } from './delivery/pace.js';
 import { Sender } from './delivery/send.js';
 import { WebhookService } from './service.js';
 import { WebhookStore } from './store.js';
@@ -33,8 +34,11 @@ export interface Webhooks {
 
 export function createWebhooks(deps: {
   knex: Knex;
+  /** Webhooks' own connections (reading the log and the rows back), so the record API's pool never waits on them. */
   pool: pg.Pool;
   cache: SchemaCache;
+  /** Whether the process is busy with requests (ops/load.ts): then webhooks give way (delivery/pace.ts). */
+  busy?: () => boolean;
   jwtSecret: string;
   config: WebhookConfig;
   captureProblem(table: string): string | undefined;
@@ -47,7 +51,8 @@ export function createWebhooks(deps: {
   const service = new WebhookService(store, deliveries, { cache, captureProblem: deps.captureProblem, allowPrivateTargets: deps.config.allowPrivateTargets }, deps.holdCapture);
   const counts: WebhookCounts = { delivered: 0, failed: 0, dead: 0 };
   const sender = new Sender(deps.config.allowPrivateTargets);
-  const deliverer = new Deliverer(knex, store, sender, { delivered: () => counts.delivered++, failed: () => counts.failed++, dead: () => counts.dead++ }, onError);
+  const pace = new Pace(deps.busy);
+  const deliverer = new Deliverer(knex, store, sender, { delivered: () => counts.delivered++, failed: () => counts.failed++, dead: () => counts.dead++ }, onError, pace);
   const enqueuer = new Enqueuer(knex, pool, cache, (trx) => store.active(trx), onError);
   let enqueuing: Promise<number> | null = null;
   let active = true;
@@ -60,6 +65,7 @@ export function createWebhooks(deps: {
         active = round.active;
         more = round.more === true;
         deliverer.idle = !round.active;
+        pace.enqueued(round.queued, more);
         if (round.queued > 0) deliverer.kick();
         return round.queued;
       })
@@ -68,6 +74,12 @@ export function createWebhooks(deps: {
   let enqueueTimer: NodeJS.Timeout | undefined;
   const tick = () => {
     if (closed) return;
+    // While the process is busy, no round (the timer looks again every 100 ms).
+    if (pace.wait() > 0) {
+      enqueueTimer = setTimeout(tick, ENQUEUE_EVERY_MS);
+      enqueueTimer.unref();
+      return;
+    }
     void enqueue()
       .catch((error: unknown) => onError?.(error))
       .finally(() => {

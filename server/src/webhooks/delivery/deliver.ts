@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { GIVE_UP_AFTER_MS, retryDelayMs, signedHeaders } from './signing.js';
 import type { AttemptResult, Sender } from './send.js';
 import type { WebhookRow, WebhookStore } from '../store.js';
+import { Pace } from './pace.js';
 
 /**
  * Delivers the queue (API.md, Webhooks): any process leases due deliveries (`FOR UPDATE SKIP LOCKED`, a lease of
@@ -72,6 +73,8 @@ export class Deliverer {
     private readonly sender: Sender,
     private readonly counters: DeliveryCounters,
     private readonly onError?: (error: unknown) => void,
+    /** Gives way to requests while the process is busy (pace.ts). */
+    private readonly pace: Pace = new Pace(),
   ) {}
 
   start(): void {
@@ -85,13 +88,14 @@ export class Deliverer {
     this.cleaner.unref();
   }
 
-  /** A round now (or right after the running one). */
+  /** A round now (or right after the running one); while the process is busy, when the pace allows (the poll comes back). */
   kick(): void {
     if (this.stopped || this.idle) return;
     if (this.running) {
       this.again = true;
       return;
     }
+    if (this.pace.wait() > 0) return;
     this.running = this.rounds().finally(() => (this.running = null));
   }
 
@@ -105,7 +109,7 @@ export class Deliverer {
       } catch (error) {
         this.onError?.(error);
       }
-    } while (this.again && !this.stopped);
+    } while (this.again && !this.stopped && this.pace.wait() === 0);
   }
 
   private async lease(): Promise<Array<{ delivery: Leased; webhook: Target }>> {
@@ -127,6 +131,8 @@ export class Deliverer {
       [LEASE_SECONDS, full, IN_FLIGHT_PER_WEBHOOK],
     );
     const leased = result.rows;
+    // Nothing due for any webhook: a catch-up after giving way is over.
+    if (leased.length === 0 && full.length === 0) this.pace.drained();
     for (const delivery of leased) this.inFlight.set(delivery.webhook_id, (this.inFlight.get(delivery.webhook_id) ?? 0) + 1);
     if (leased.length === 0) return [];
     const webhooks = new Map<string, Target>();

@@ -135,6 +135,13 @@ export class Enqueuer {
    * webhook is enabled (without one, rounds can be rarer).
    */
   async round(): Promise<{ queued: number; active: boolean; more?: boolean }> {
+    // Without an enabled webhook and with the log not held, there is nothing to do: one read, no transaction. (The
+    // position stays where it is: a webhook made later skips the changes before it by its `since`.)
+    const probe = await this.knex.raw<{ rows: Array<{ active: boolean; held: boolean }> }>(
+      `SELECT EXISTS (SELECT 1 FROM _basalt_webhooks WHERE enabled) AS active, EXISTS (SELECT 1 FROM _basalt_change_holds WHERE name = ?) AS held`,
+      [HOLD],
+    );
+    if (!probe.rows[0]!.active && !probe.rows[0]!.held) return { queued: 0, active: false };
     return this.knex.transaction(async (trx) => {
       const position = await trx.raw<{ rows: Array<{ xid: string; change_id: string | null; n: number | null }> }>(
         `SELECT xid::text AS xid, change_id, n FROM _basalt_webhook_position FOR UPDATE SKIP LOCKED`,
