@@ -115,21 +115,26 @@ export class Deliverer {
   private async lease(): Promise<Array<{ delivery: Leased; webhook: Target }>> {
     // Webhooks with their share in flight in this process wait for the next round.
     const full = [...this.inFlight].filter(([, n]) => n >= IN_FLIGHT_PER_WEBHOOK).map(([id]) => id);
-    const result = await this.knex.raw<{ rows: Leased[] }>(
-      `UPDATE _basalt_webhook_deliveries u SET lease_until = now() + make_interval(secs => ?), attempts = u.attempts + 1, updated_at = now()
-         FROM (SELECT d.id FROM _basalt_webhook_deliveries d
-                WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-                  AND NOT (d.webhook_id = ANY(?))
-                  AND (d.row_key IS NULL OR NOT EXISTS (
-                        SELECT 1 FROM _basalt_webhook_deliveries e
-                         WHERE e.webhook_id = d.webhook_id AND e.table_name = d.table_name AND e.row_key = d.row_key
-                           AND e.status IN ('pending', 'failed') AND e.seq < d.seq))
-                  AND EXISTS (SELECT 1 FROM _basalt_webhooks w WHERE w.id = d.webhook_id AND w.enabled)
-                ORDER BY d.next_attempt_at, d.seq LIMIT ? FOR UPDATE OF d SKIP LOCKED) due
-        WHERE u.id = due.id
-        RETURNING u.id, u.webhook_id, u.body, u.attempts, u.created_at`,
-      [LEASE_SECONDS, full, IN_FLIGHT_PER_WEBHOOK],
-    );
+    // The queue grows faster than its statistics: a planner that thinks few deliveries are due gathers every due one
+    // and sorts them (47 ms on 14,000 due, measured) where the index walked in order stops at the first ones (1 ms).
+    const result = await this.knex.transaction(async (trx) => {
+      await trx.raw(`SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off`);
+      return trx.raw<{ rows: Leased[] }>(
+        `UPDATE _basalt_webhook_deliveries u SET lease_until = now() + make_interval(secs => ?), attempts = u.attempts + 1, updated_at = now()
+           FROM (SELECT d.id FROM _basalt_webhook_deliveries d
+                  WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+                    AND NOT (d.webhook_id = ANY(?))
+                    AND (d.row_key IS NULL OR NOT EXISTS (
+                          SELECT 1 FROM _basalt_webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.table_name = d.table_name AND e.row_key = d.row_key
+                             AND e.status IN ('pending', 'failed') AND e.seq < d.seq))
+                    AND EXISTS (SELECT 1 FROM _basalt_webhooks w WHERE w.id = d.webhook_id AND w.enabled)
+                  ORDER BY d.next_attempt_at, d.seq LIMIT ? FOR UPDATE OF d SKIP LOCKED) due
+          WHERE u.id = due.id
+          RETURNING u.id, u.webhook_id, u.body, u.attempts, u.created_at`,
+        [LEASE_SECONDS, full, IN_FLIGHT_PER_WEBHOOK],
+      );
+    });
     const leased = result.rows;
     // Nothing due for any webhook: a catch-up after giving way is over.
     if (leased.length === 0 && full.length === 0) this.pace.drained();
