@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import type { MailSecrets } from './secrets.js';
 import type { MailBody } from './outbox.js';
+import { QueueLoop } from '../../db/queueLoop.js';
 
 /**
  * Sends the outbox (API.md, "Email"): any process leases due mails (`FOR UPDATE SKIP LOCKED`, a lease of
@@ -48,9 +49,7 @@ function describeFailure(error: unknown): { permanent: boolean; text: string } {
 export class OutboxSender {
   private transport: Transporter | null = null;
   private readonly smtpUrl: string;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly loop: QueueLoop;
   private stopped = false;
 
   constructor(
@@ -59,9 +58,11 @@ export class OutboxSender {
     smtpUrl: string,
     private readonly from: string | { address: string; name: string },
     private readonly counters: SenderCounters,
-    private readonly onError?: (error: unknown) => void,
+    onError?: (error: unknown) => void,
   ) {
     this.smtpUrl = smtpUrl;
+    // Before start() loaded nodemailer, mails wait for its first round.
+    this.loop = new QueueLoop(() => this.round(), { pollMs: POLL_MS, ready: () => this.transport !== null, onError });
   }
 
   /** Loads nodemailer (only a process with SMTP_URL does) and sends every second from then on. */
@@ -78,36 +79,19 @@ export class OutboxSender {
       greetingTimeout: 10_000,
       socketTimeout: 15_000,
     });
-    const tick = () => {
-      this.kick();
-      this.timer = setTimeout(tick, POLL_MS);
-      this.timer.unref();
-    };
-    tick();
+    this.loop.start();
   }
 
   /** A round now (or right after the running one). */
   kick(): void {
-    // Before start() loaded nodemailer, mails wait for its first round.
-    if (this.stopped || !this.transport) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.rounds().finally(() => (this.running = null));
+    this.loop.kick();
   }
 
-  private async rounds(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        const leased = await this.lease();
-        if (leased.length === BATCH) this.again = true;
-        await this.sendAll(leased);
-      } catch (error) {
-        this.onError?.(error);
-      }
-    } while (this.again && !this.stopped);
+  /** One round: a full batch leased means more may be due. */
+  private async round(): Promise<boolean> {
+    const leased = await this.lease();
+    await this.sendAll(leased);
+    return leased.length === BATCH;
   }
 
   private async lease(): Promise<LeasedRow[]> {
@@ -167,8 +151,7 @@ export class OutboxSender {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
     this.transport?.close();
   }
 }

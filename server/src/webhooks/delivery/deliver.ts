@@ -3,6 +3,7 @@ import { GIVE_UP_AFTER_MS, retryDelayMs, signedHeaders } from './signing.js';
 import type { AttemptResult, Sender } from './send.js';
 import type { WebhookRow, WebhookStore } from '../store.js';
 import { Pace } from './pace.js';
+import { QueueLoop } from '../../db/queueLoop.js';
 
 /**
  * Delivers the queue (API.md, Webhooks): any process leases due deliveries (`FOR UPDATE SKIP LOCKED`, a lease of
@@ -56,11 +57,8 @@ interface Outcome {
 export class Deliverer {
   /** No webhook is enabled (the enqueuer's last round saw none): nothing can be leased, polls skip the database. */
   idle = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: QueueLoop;
   private cleaner: NodeJS.Timeout | undefined;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
   private readonly sending = new Set<Promise<void>>();
   /** This process's deliveries in flight, per webhook. */
   private readonly inFlight = new Map<string, number>();
@@ -75,41 +73,26 @@ export class Deliverer {
     private readonly onError?: (error: unknown) => void,
     /** Gives way to requests while the process is busy (pace.ts). */
     private readonly pace: Pace = new Pace(),
-  ) {}
+  ) {
+    this.loop = new QueueLoop(() => this.round(), { pollMs: POLL_MS, ready: () => !this.idle && this.pace.wait() === 0, onError });
+  }
 
   start(): void {
-    const tick = () => {
-      this.kick();
-      this.timer = setTimeout(tick, POLL_MS);
-      this.timer.unref();
-    };
-    tick();
+    this.loop.start();
     this.cleaner = setInterval(() => void this.clean().catch((error: unknown) => this.onError?.(error)), CLEAN_EVERY_MS);
     this.cleaner.unref();
   }
 
   /** A round now (or right after the running one); while the process is busy, when the pace allows (the poll comes back). */
   kick(): void {
-    if (this.stopped || this.idle) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.pace.wait() > 0) return;
-    this.running = this.rounds().finally(() => (this.running = null));
+    this.loop.kick();
   }
 
-  private async rounds(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        const leased = await this.lease();
-        if (leased.length > 0) this.again = true;
-        this.sendAll(leased);
-      } catch (error) {
-        this.onError?.(error);
-      }
-    } while (this.again && !this.stopped && this.pace.wait() === 0);
+  /** One round: leases and starts sending; anything leased means more may be due. */
+  private async round(): Promise<boolean> {
+    const leased = await this.lease();
+    this.sendAll(leased);
+    return leased.length > 0;
   }
 
   private async lease(): Promise<Array<{ delivery: Leased; webhook: Target }>> {
@@ -255,10 +238,8 @@ export class Deliverer {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
     clearInterval(this.cleaner);
-    await this.running;
+    await this.loop.stop();
     await Promise.all([...this.sending]);
     clearTimeout(this.flushTimer);
     await this.flush();
