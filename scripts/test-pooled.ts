@@ -21,8 +21,10 @@ export const POOLED_SUITES = [
   // Issue 28: files (uploads, downloads, the registry of objects; tus's leases and conditional offsets).
   'server/test/files/bytes.test.ts',
   'server/test/files/tus.test.ts',
-  // Issue 29: webhooks (the enqueuer's position lock, the deliverer's leases and batched outcomes).
+  // Issue 29: webhooks (the enqueuer's position lock, the deliverer's leases in a transaction with SET LOCAL, batched
+  // outcomes; the replay's position lock).
   'server/test/webhooks/delivery.test.ts',
+  'server/test/webhooks/queue.test.ts',
 ];
 
 const available = pgbouncerVersion();

@@ -5,7 +5,6 @@ import type {
   ColumnDefinition,
   CreateIndexInput,
   CreateTableInput,
-  DataResponse,
   Invitation,
   ListResponse,
   OutboxMail,
@@ -24,7 +23,7 @@ import { segment, type Http } from './http.js';
 import { listParameters } from './queryParameters.js';
 import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './tableClient.js';
-import type { Send } from './transport.js';
+import { sendForData, type Send } from './transport.js';
 import { WebhooksClient } from './webhooks.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 
@@ -72,8 +71,8 @@ export class AdminClient<DB> {
     return () => channel.stop();
   }
 
-  private async data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    return (await this.send<DataResponse<T>>({ method, path, body })).data;
+  private data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return sendForData<T>(this.send, method, path, body);
   }
 
   private tablePath(name: string): string {

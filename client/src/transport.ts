@@ -1,4 +1,4 @@
-import { TOKEN_EXPIRED_REASON } from '@basalt/contract';
+import { TOKEN_EXPIRED_REASON, type DataResponse } from '@basalt/contract';
 import { ApiError } from './errors.js';
 import type { Http, HttpRequest } from './http.js';
 import type { SessionManager } from './session/sessionManager.js';
@@ -7,6 +7,11 @@ export type SendRequest = Omit<HttpRequest, 'accessToken' | 'credentials'>;
 
 /** Sends a request with the caller's credentials and returns the parsed body. */
 export type Send = <T>(request: SendRequest) => Promise<T>;
+
+/** A request whose answer is `{ data }`: the data. */
+export async function sendForData<T>(send: Send, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return (await send<DataResponse<T>>({ method, path, body })).data;
+}
 
 /** A 401 that says the access token expired: worth one shared refresh and one retry. */
 export function isTokenExpired(error: unknown): boolean {

@@ -1,6 +1,6 @@
-import type { DataResponse, DeliveryStatus, Webhook, WebhookDelivery, WebhookInput, WebhookWithSecret } from '@basalt/contract';
+import type { DeliveryStatus, Webhook, WebhookDelivery, WebhookInput, WebhookWithSecret } from '@basalt/contract';
 import { segment } from './http.js';
-import type { Send } from './transport.js';
+import { sendForData, type Send } from './transport.js';
 
 /** `admin.webhooks.deliveries`: newest first, optionally only one status; `before` is the `next` of the page before. */
 export interface DeliveryQuery {
@@ -27,8 +27,8 @@ export type WebhookChange = Partial<WebhookInput>;
 export class WebhooksClient {
   constructor(private readonly send: Send) {}
 
-  private async data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    return (await this.send<DataResponse<T>>({ method, path, body })).data;
+  private data<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return sendForData<T>(this.send, method, path, body);
   }
 
   private path(id: string): string {

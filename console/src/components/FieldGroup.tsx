@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from 'react';
+import { FieldMessage, fieldClass } from './Field';
 
 interface FieldGroupProps {
   legend: ReactNode;
@@ -15,21 +16,10 @@ interface FieldGroupProps {
 export function FieldGroup({ legend, error, hint, className, children }: FieldGroupProps) {
   const messageId = `${useId()}-message`;
   return (
-    <fieldset
-      className={`field field-group${error ? ' field-invalid' : ''}${className ? ` ${className}` : ''}`}
-      aria-describedby={error || hint ? messageId : undefined}
-    >
+    <fieldset className={fieldClass('field field-group', error, className)} aria-describedby={error || hint ? messageId : undefined}>
       <legend>{legend}</legend>
       {children}
-      {error ? (
-        <p className="field-error" id={messageId}>
-          {error}
-        </p>
-      ) : hint ? (
-        <p className="field-hint" id={messageId}>
-          {hint}
-        </p>
-      ) : null}
+      <FieldMessage id={messageId} error={error} hint={hint} />
     </fieldset>
   );
 }

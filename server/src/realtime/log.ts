@@ -24,6 +24,8 @@ export interface Change {
   old?: Record<string, unknown> | null;
   /** Read for webhooks only: the writing transaction's start (ISO with milliseconds). */
   at?: string;
+  /** Read for webhooks only: how many rows its statement wrote (a full read returns a big statement's in parts). */
+  of?: number;
 }
 
 export interface Place {
@@ -62,21 +64,46 @@ interface ChangeRow {
   record: Array<Record<string, unknown>> | null;
   old?: Array<Record<string, unknown> | null> | null;
   at?: string;
+  /** A full read: the index of the first row returned, and how many the statement wrote. */
+  first?: number;
+  total?: number | null;
 }
 
 /** A log row (one statement) as its changes, one per row. */
 function changesOf(row: ChangeRow): Change[] {
   const xid = BigInt(row.xid);
-  const full = row.at === undefined ? {} : { at: row.at };
+  const full = row.at === undefined ? {} : { at: row.at, ...(row.total == null ? {} : { of: row.total }) };
   if (row.record === null) return [{ xid, id: row.id, n: 0, table: row.table_name, op: row.op, record: null, ...full }];
-  return row.record.map((record, n) => ({ xid, id: row.id, n, table: row.table_name, op: row.op, record, ...full, ...(row.at === undefined ? {} : { old: row.old?.[n] ?? null }) }));
+  const first = row.first ?? 0;
+  return row.record.map((record, i) => ({
+    xid,
+    id: row.id,
+    n: first + i,
+    table: row.table_name,
+    op: row.op,
+    record,
+    ...full,
+    ...(row.at === undefined ? {} : { old: row.old?.[i] ?? null }),
+  }));
 }
 
 /** What a full read adds (webhooks): the old rows of updates and the transaction's start. */
 const FULL_COLUMNS = `, c.old, to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
 
+/**
+ * A full read's rows in parts: at most READ_LIMIT of a statement's rows, from the one after `resume` in its own
+ * statement (else from its first): a statement of a million rows is read a part at a time, never whole again.
+ */
+const SLICED_COLUMNS = `, jsonb_path_query_array(c.record, '$[$a to $b]', p.v) AS record, jsonb_path_query_array(c.old, '$[$a to $b]', p.v) AS old,
+  (p.v->>'a')::int AS first, jsonb_array_length(c.record) AS total, to_char(c.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at`;
+
 /** At most this many changes per read; the rest come with the next one. */
 export const READ_LIMIT = 5_000;
+
+/** Where a full read's part of each statement starts ($3-$5: the place to resume after) and ends. */
+const SLICE = ` CROSS JOIN LATERAL (
+    SELECT jsonb_build_object('a', a, 'b', a + ${READ_LIMIT - 1}) AS v
+      FROM (SELECT CASE WHEN c.xid = $3::text::xid8 AND c.id = $4::bigint THEN $5::int + 1 ELSE 0 END AS a) k) p`;
 
 export class ChangeLog {
   /** `source`: where the log is read, asked per statement (the realtime hub may read it from a standby). */
@@ -94,18 +121,19 @@ export class ChangeLog {
 
   /**
    * The changes after `after` (or from transaction `from` on) below the current horizon, in order, and the horizon
-   * reached: all of it when fewer than READ_LIMIT, else up to the last change returned.
+   * reached: all of it when fewer than READ_LIMIT, else up to the last change returned. `full` (webhooks): with old
+   * rows, times and statement sizes, each statement's rows in parts of READ_LIMIT, `resume`'s own from after it.
    */
-  async read(from: bigint, tables: readonly string[] | null, full = false): Promise<{ changes: Change[]; next: bigint }> {
+  async read(from: bigint, tables: readonly string[] | null, full = false, resume: Place | null = null): Promise<{ changes: Change[]; next: bigint }> {
     const result = await this.pool.query<ChangeRow & { xmin: string }>(
       `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-       SELECT c.xid::text AS xid, c.id, c.table_name, c.op, c.record${full ? FULL_COLUMNS : ''}, s.xmin::text AS xmin
+       SELECT c.xid::text AS xid, c.id, c.table_name, c.op${full ? SLICED_COLUMNS : ', c.record'}, s.xmin::text AS xmin
          FROM s LEFT JOIN LATERAL (
            SELECT * FROM _basalt_changes
             WHERE xid >= $1::text::xid8 AND xid < s.xmin AND ($2::text[] IS NULL OR table_name = ANY($2::text[]))
             ORDER BY xid, id LIMIT ${READ_LIMIT}
-         ) c ON true`,
-      [from.toString(), tables],
+         ) c ON true${full ? SLICE : ''}`,
+      full ? [from.toString(), tables, resume?.xid.toString() ?? null, resume?.id ?? null, resume?.n ?? null] : [from.toString(), tables],
     );
     const xmin = BigInt(result.rows[0]!.xmin);
     const rows = result.rows.filter((row) => row.id !== null);

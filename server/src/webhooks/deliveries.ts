@@ -118,6 +118,9 @@ export class Deliveries {
     }
     return this.knex.transaction(async (trx) => {
       const position = await trx.raw<{ rows: Array<{ xid: string }> }>(`SELECT xid::text AS xid FROM _basalt_webhook_position FOR UPDATE`);
+      // Held until its deliveries are in: a delete meanwhile waits and takes them with it; one before is a 404 here.
+      const alive = await trx.raw<{ rows: unknown[] }>(`SELECT 1 FROM _basalt_webhooks WHERE id = ? FOR KEY SHARE`, [webhook.id]);
+      if (alive.rows.length === 0) throw notFound('No such webhook');
       // The enqueuer queues the changes from its position on, skipping those before the webhook's `since` (its
       // position stays behind while no webhook is enabled): the replay takes everything below both.
       const at = BigInt(position.rows[0]!.xid);

@@ -41,13 +41,23 @@ export interface InputContext {
   allowPrivateTargets: boolean;
 }
 
+/** Joi drops a `__proto__` key without a word: a header by that name is refused instead of vanishing. */
+function refuseProtoHeader(body: unknown): void {
+  const headers = (body as { headers?: unknown } | null)?.headers;
+  if (headers !== null && typeof headers === 'object' && Object.prototype.hasOwnProperty.call(headers, '__proto__')) {
+    throw invalidField('headers', 'headers: "__proto__" is not a header name');
+  }
+}
+
 export function parseCreate(body: unknown): WebhookInput {
+  refuseProtoHeader(body);
   const { value, error } = createSchema.validate(body, { abortEarly: true, convert: false });
   if (error) firstProblem(error, '');
   return value as WebhookInput;
 }
 
 export function parsePatch(body: unknown): Partial<WebhookInput> {
+  refuseProtoHeader(body);
   const { value, error } = patchSchema.validate(body, { abortEarly: true, convert: false });
   if (error) firstProblem(error, '');
   return value as Partial<WebhookInput>;

@@ -124,7 +124,13 @@ export class WebhookStore {
   /** The secrets that sign now: the current one, and the previous one while it is still valid. */
   secretsOf(row: Pick<WebhookRow, 'secret' | 'previous_secret' | 'previous_until'>): string[] {
     const secrets = [this.sealer.open<string>(row.secret)];
-    if (row.previous_secret && row.previous_until && Date.parse(iso(row.previous_until)) > Date.now()) secrets.push(this.sealer.open<string>(row.previous_secret));
+    if (row.previous_secret && row.previous_until && Date.parse(iso(row.previous_until)) > Date.now()) {
+      try {
+        secrets.push(this.sealer.open<string>(row.previous_secret));
+      } catch {
+        // Sealed under another JWT_SECRET (the rotation that follows one): the new secret signs alone.
+      }
+    }
     return secrets;
   }
 

@@ -133,6 +133,10 @@ describe('what a webhook takes', () => {
     await refused({ url: receiver.url, tables: ['orders'], headers: { 'Content-Type': 'text/plain' } }, 'headers');
     await refused({ url: receiver.url, tables: ['orders'], headers: { 'X-A': 'a\r\nX-B: b' } }, 'headers');
     await refused({ url: receiver.url, tables: ['orders'], headers: { 'bad name': 'a' } }, 'headers');
+    // A key the JSON parser keeps as an own property and a validator would drop unseen: refused, nothing polluted.
+    await refused(JSON.parse(`{"url":"${receiver.url}","tables":["orders"],"headers":{"__proto__":{"polluted":"yes"},"X-Ok":"1"}}`), 'headers');
+    await refused(JSON.parse(`{"url":"${receiver.url}","tables":["orders"],"headers":{"__proto__":"x"}}`), 'headers');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     await refused({ url: receiver.url, tables: ['orders'], headers: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`X-${i}`, 'v'])) }, 'headers');
   });
 

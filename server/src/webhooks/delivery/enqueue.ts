@@ -157,12 +157,14 @@ export class Enqueuer {
       const from = BigInt(at.xid);
       const after: Place | null = at.change_id === null ? null : { xid: from, id: Number(at.change_id), n: at.n ?? 0 };
       const tables = webhooks.some((webhook) => webhook.tables === '*') ? null : [...new Set(webhooks.flatMap((webhook) => webhook.tables as string[]))];
-      const read = await this.log.read(from, tables, true);
+      // A statement's rows come in parts (at most READ_LIMIT of each), resuming inside the one a round stopped in.
+      const read = await this.log.read(from, tables, true, after);
       const unread = after ? read.changes.filter((change) => isAfter(change, after)) : read.changes;
       // A round queues at most CHANGES_PER_ROUND changes (a bulk statement's thousands of rows are one log row): the
       // rest stay for the next rounds, so no transaction or queue batch grows without end.
       const fresh = unread.slice(0, CHANGES_PER_ROUND);
-      const cut = fresh.length < unread.length;
+      const taken = fresh[fresh.length - 1];
+      const cut = fresh.length < unread.length || (taken?.of !== undefined && taken.n < taken.of - 1);
       const next = cut ? fresh[fresh.length - 1]!.xid : read.next;
       const deliveries = await deliveriesOf(this.pool, this.cache, fresh, webhooks, { onError: this.onError });
       await insertDeliveries(trx, deliveries);
