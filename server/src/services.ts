@@ -4,7 +4,7 @@ import { createFiles, type Files } from './files/wiring.js';
 import { createAuth } from './auth/wiring.js';
 import type { StorageSettings } from './files/storage/settings.js';
 import type { Knex } from 'knex';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Limits } from '@basalt/contract';
 import { DEFAULT_LIMITS } from '@basalt/contract';
 import type { AccountService } from './auth/accounts.js';
@@ -16,7 +16,7 @@ import type { SessionStore } from './auth/sessions.js';
 import { PasswordHasher } from './auth/passwords.js';
 import type { TokenService } from './auth/tokens.js';
 import { createKnex } from './db/knex.js';
-import { pgTypes } from './db/pgTypes.js';
+import { createRecordPool } from './db/recordPool.js';
 import { MAX_PREPARED_PER_CONNECTION, PreparedPool } from './db/preparedPool.js';
 import { prepareDatabase } from './db/prepare.js';
 import { listenForSchemaChanges, SCHEMA_CHANNEL, type SchemaListener } from './db/notifications.js';
@@ -147,15 +147,7 @@ export async function createServices(options: ServiceOptions): Promise<Services>
   // two, since the upgrade holds its lock on one while its builds run on the other.
   const sessionKnex = options.listenUrl !== undefined && options.listenUrl !== options.databaseUrl ? createKnex(options.listenUrl, { poolSize: 2 }) : knex;
   const recordPool = (max: number) => {
-    const made = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max,
-      connectionTimeoutMillis: 5_000,
-      types: pgTypes,
-      // A slow filter on a big table is cancelled alone (504) rather than holding a connection without end. Poolers
-      // refuse startup parameters: behind one the timeout is set in each statement's transaction (PreparedPool).
-      ...(transactionPooled ? {} : { statement_timeout: statementTimeoutMs }),
-    });
+    const made = createRecordPool(options.databaseUrl, { max, connectionTimeoutMs: 5_000, statementTimeoutMs, transactionPooled });
     // An idle client whose connection dropped emits here; the pool replaces it on the next checkout.
     made.on('error', (error) => options.onError?.(error));
     return made;

@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { parseLsn } from '@basalt/contract';
-import { pgTypes } from '../db/pgTypes.js';
+import { createRecordPool } from '../db/recordPool.js';
 import { isConnectionError, MAX_PREPARED_PER_CONNECTION, PreparedPool } from '../db/preparedPool.js';
 
 /** How often a standby is asked how far it replayed while reads wait for it (ms). */
@@ -39,13 +39,7 @@ export class Standby {
     transactionPooled: boolean,
     onError: (error: unknown) => void,
   ) {
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: poolSize,
-      connectionTimeoutMillis: CHECK_TIMEOUT_MS,
-      types: pgTypes,
-      ...(transactionPooled ? {} : { statement_timeout: statementTimeoutMs }),
-    });
+    this.pool = createRecordPool(url, { max: poolSize, connectionTimeoutMs: CHECK_TIMEOUT_MS, statementTimeoutMs, transactionPooled });
     this.pool.on('error', (error) => {
       this.up = false;
       onError(error);

@@ -119,6 +119,8 @@ export async function insertDeliveries(trx: Knex | Knex.Transaction, deliveries:
 
 export class Enqueuer {
   private readonly log: ChangeLog;
+  /** The last round saw an enabled webhook (or none ran yet). */
+  private wasActive = true;
 
   constructor(
     private readonly knex: Knex,
@@ -135,14 +137,17 @@ export class Enqueuer {
    * webhook is enabled (without one, rounds can be rarer).
    */
   async round(): Promise<{ queued: number; active: boolean; more?: boolean }> {
-    // Without an enabled webhook and with the log not held, there is nothing to do: one read, no transaction. (The
-    // position stays where it is: a webhook made later skips the changes before it by its `since`.)
-    const probe = await this.knex.raw<{ rows: Array<{ active: boolean; held: boolean }> }>(
-      `SELECT EXISTS (SELECT 1 FROM _basalt_webhooks WHERE enabled) AS active, EXISTS (SELECT 1 FROM _basalt_change_holds WHERE name = ?) AS held`,
-      [HOLD],
-    );
-    if (!probe.rows[0]!.active && !probe.rows[0]!.held) return { queued: 0, active: false };
-    return this.knex.transaction(async (trx) => {
+    // After a round that found no enabled webhook: while there is still none and the log is not held, nothing to do,
+    // one read and no transaction. (The position stays where it is: a webhook made later skips the changes before it
+    // by its `since`.) While webhooks are enabled, rounds go straight to the transaction.
+    if (!this.wasActive) {
+      const probe = await this.knex.raw<{ rows: Array<{ active: boolean; held: boolean }> }>(
+        `SELECT EXISTS (SELECT 1 FROM _basalt_webhooks WHERE enabled) AS active, EXISTS (SELECT 1 FROM _basalt_change_holds WHERE name = ?) AS held`,
+        [HOLD],
+      );
+      if (!probe.rows[0]!.active && !probe.rows[0]!.held) return { queued: 0, active: false };
+    }
+    const round = await this.knex.transaction(async (trx) => {
       const position = await trx.raw<{ rows: Array<{ xid: string; change_id: string | null; n: number | null }> }>(
         `SELECT xid::text AS xid, change_id, n FROM _basalt_webhook_position FOR UPDATE SKIP LOCKED`,
       );
@@ -175,5 +180,7 @@ export class Enqueuer {
       await trx.raw(`INSERT INTO _basalt_change_holds (name, xid) VALUES (?, ?::text::xid8) ON CONFLICT (name) DO UPDATE SET xid = excluded.xid`, [HOLD, next.toString()]);
       return { queued: deliveries.length, active: true, more: cut };
     });
+    this.wasActive = round.active;
+    return round;
   }
 }
