@@ -58,8 +58,13 @@ async function wrongCode(base32: string): Promise<string> {
 }
 
 async function signOut(): Promise<void> {
+  // The card shows the sign-in form at once; the stored session goes when the server has answered the sign-out, so
+  // a page loaded before that would find it again (the next step loads the console anew).
+  const told = page.waitForResponse((response) => new URL(response.url()).pathname === '/auth/signout');
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await told;
+  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((key) => localStorage.getItem(key)?.includes('refreshToken')).length)).toBe(0);
 }
 
 /** The password step of the console's sign-in, for an account with a factor on: the card asks for the code next. */
