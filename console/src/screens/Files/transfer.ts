@@ -1,6 +1,7 @@
-import { ApiError, NetworkError } from '@basalt/client';
+import { NetworkError } from '@basalt/client';
 import { REQUEST_ID_HEADER } from '@basalt/contract';
-import { client, API_URL } from '../../api';
+import { API_URL } from '../../api';
+import { ownerAccessToken } from '../../ownerToken';
 import { errorOfAnswer } from '../../request';
 
 /**
@@ -12,12 +13,6 @@ import { errorOfAnswer } from '../../request';
  * An <img> cannot send the owner's token, so images are fetched here and shown as data: URLs, which the console's
  * Content-Security-Policy allows (`img-src 'self' data:`; blob: is not in it).
  */
-
-async function accessToken(): Promise<string> {
-  const session = await client.auth.getSession();
-  if (!session) throw new ApiError(401, 'UNAUTHORIZED', 'The session has ended: sign in again.');
-  return session.accessToken;
-}
 
 function parsed(text: string): unknown {
   try {
@@ -39,7 +34,7 @@ export interface BytesRequest {
 
 /** A file's bytes (or a variant's), read with the owner's token. */
 export async function fetchFile(request: BytesRequest): Promise<Blob> {
-  const token = await accessToken();
+  const token = await ownerAccessToken();
   const query = request.transform ? `?${new URLSearchParams(request.transform).toString()}` : '';
   const path = `/admin/tables/${encodeURIComponent(request.table)}/files/${encodeURIComponent(request.id)}${query}`;
   const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
