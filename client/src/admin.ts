@@ -23,7 +23,7 @@ import { segment, type Http } from './http.js';
 import { listParameters } from './queryParameters.js';
 import { Channel, type RealtimeListener, type RealtimeStatusListener, type StreamCredentials } from './realtime.js';
 import { TableClient, type AdminTableClient } from './tableClient.js';
-import { sendForData, type Send } from './transport.js';
+import { bodiesOf, sendForData, type Exchange, type Send } from './transport.js';
 import { WebhooksClient } from './webhooks.js';
 import type { CountMode, InsertOf, ListResult, Relations, RelationshipsOf, RowOf, Selected, Selection, TableListQuery, TableName, UpdateOf } from './types.js';
 
@@ -51,12 +51,15 @@ export class AdminClient<DB> {
   /** The webhooks: every committed change of chosen tables delivered, signed, to a URL (docs/api.md, "Webhooks"). */
   readonly webhooks: WebhooksClient;
 
+  private readonly send: Send;
+
   constructor(
-    private readonly send: Send,
+    private readonly exchange: Exchange,
     private readonly http?: Http,
     private readonly credentials?: StreamCredentials,
   ) {
-    this.webhooks = new WebhooksClient(send);
+    this.send = bodiesOf(exchange);
+    this.webhooks = new WebhooksClient(this.send);
   }
 
   /**
@@ -160,7 +163,7 @@ export class AdminClient<DB> {
 
   /** Write any record of a table as the owner: no policy, the owner column is an ordinary column here. */
   from<T extends TableName<DB>>(table: T): AdminTableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
-    return new TableClient(this.send, `${this.tablePath(table)}/records`);
+    return new TableClient(this.exchange, `${this.tablePath(table)}/records`);
   }
 
   /** The anon key and the project settings, with whether mail goes out (`smtp`). */

@@ -20,7 +20,7 @@ import type { ProviderRedirectOptions, ProviderRedirects } from './providers.js'
 import { decodeJwtPayload } from './session/accessToken.js';
 import type { AuthChangeListener, SessionManager } from './session/sessionManager.js';
 import type { Session } from './session/session.js';
-import type { Send } from './transport.js';
+import { isTokenExpired, type Send } from './transport.js';
 
 /** Accounts and the session: sign-up, sign-in, sign-out, the profile, and notifications when the session changes. */
 export class AuthClient {
@@ -35,6 +35,8 @@ export class AuthClient {
     private readonly send: Send,
     /** Without credentials (sign-up, sign-in, settings). */
     private readonly sendPublic: Send,
+    /** With one given access token: sign-out's, sent after the session was forgotten here. */
+    private readonly sendAs: (accessToken: string) => Send,
     /** The provider redirect flow's PKCE verifiers, kept in the client's storage adapter. */
     private readonly redirects?: ProviderRedirects,
   ) {
@@ -62,20 +64,21 @@ export class AuthClient {
   }
 
   /**
-   * Ends every session of the user on the server, then forgets the tokens here and in every tab. The local sign-out
-   * happens even when the server cannot be reached; the error is still thrown then, because the refresh token stays
-   * valid on the server until it expires. A 401 (the session had already ended) is not an error.
+   * Forgets the tokens here and in every tab, then ends every session of the user on the server with the access token
+   * the session had (an expired one is renewed once by its refresh token, the new pair never kept). Local first, so a
+   * reload or a closed tab while the server is being told cannot keep the session. When the server cannot be told
+   * (offline), the error is still thrown after the local sign-out, because the refresh token stays valid on the server
+   * until it expires. A 401 (the session had already ended) is not an error.
    */
   async signOut(): Promise<void> {
-    if (!(await this.currentSession())) return;
-    let failure: unknown;
-    try {
-      await this.send({ method: 'POST', path: '/auth/signout' });
-    } catch (error) {
-      failure = error;
-    }
+    const session = await this.currentSession();
+    if (!session) return;
     await this.manager.forget();
-    if (failure && !(failure instanceof ApiError && failure.status === 401)) throw failure;
+    try {
+      await this.endOnServer(session);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+    }
   }
 
   /** The user's signed-in devices, the most recently used first; `current` marks this one. */
@@ -258,6 +261,18 @@ export class AuthClient {
 
   private async mailed(path: string, body: Record<string, unknown>): Promise<SentResult> {
     return (await this.sendPublic<DataResponse<SentResult>>({ method: 'POST', path, body })).data;
+  }
+
+  /** `POST /auth/signout` on behalf of a session this client has already forgotten. */
+  private async endOnServer(session: Session): Promise<void> {
+    const request = { method: 'POST', path: '/auth/signout' } as const;
+    try {
+      await this.sendAs(session.accessToken)(request);
+    } catch (error) {
+      if (!isTokenExpired(error)) throw error;
+      const renewed = await this.sendPublic<DataResponse<TokenPair>>({ method: 'POST', path: '/auth/refresh', body: { refreshToken: session.refreshToken } });
+      await this.sendAs(renewed.data.accessToken)(request);
+    }
   }
 
   private async currentSession(): Promise<Session | null> {

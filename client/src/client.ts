@@ -9,7 +9,7 @@ import { ProviderRedirects } from './providers.js';
 import { SessionStorage, browserLocalStorage, resolveStorage, type StorageAdapter } from './session/storage.js';
 import { TabSync } from './session/tabSync.js';
 import { TableClient } from './tableClient.js';
-import { authorizedSender, keySender, publicSender, type Send } from './transport.js';
+import { authorizedExchange, bearerExchange, bodiesOf, publicSender, type Exchange, type Send } from './transport.js';
 import type { InsertOf, Relations, RelationshipsOf, RowOf, TableName, UntypedDatabase, UpdateOf } from './types.js';
 
 export interface ClientOptions {
@@ -69,6 +69,7 @@ export class BasaltClient<DB = UntypedDatabase> {
   readonly admin: AdminClient<DB>;
   /** The key the session is stored under. */
   readonly storageKey: string;
+  private readonly exchange: Exchange;
   private readonly send: Send;
   private readonly sessions: SessionManager;
   private readonly sync: TabSync | undefined;
@@ -102,8 +103,10 @@ export class BasaltClient<DB = UntypedDatabase> {
       raceGraceMs: RACE_GRACE_MS,
       autoRefresh: options.autoRefresh ?? true,
     });
-    this.send = options.apiKey ? keySender(http, options.apiKey) : authorizedSender(http, this.sessions);
-    this.auth = new AuthClient(this.sessions, this.send, publicSender(http), new ProviderRedirects(url, adapter, `${this.storageKey}.pkce`, this.send));
+    this.exchange = options.apiKey ? bearerExchange(http, options.apiKey) : authorizedExchange(http, this.sessions);
+    this.send = bodiesOf(this.exchange);
+    const sendAs = (accessToken: string) => bodiesOf(bearerExchange(http, accessToken));
+    this.auth = new AuthClient(this.sessions, this.send, publicSender(http), sendAs, new ProviderRedirects(url, adapter, `${this.storageKey}.pkce`, this.send));
     const apiKey = options.apiKey;
     const credentials: StreamCredentials = apiKey
       ? { token: async () => apiKey, refresh: async () => false }
@@ -117,7 +120,7 @@ export class BasaltClient<DB = UntypedDatabase> {
           },
         };
     this.realtime = new Realtime(http, credentials);
-    this.admin = new AdminClient<DB>(this.send, http, credentials);
+    this.admin = new AdminClient<DB>(this.exchange, http, credentials);
     this.files = { http, send: this.send, credentials, resumableAbove: options.resumableAbove ?? DEFAULT_RESUMABLE_ABOVE, publicity: new Map() };
   }
 
@@ -126,7 +129,7 @@ export class BasaltClient<DB = UntypedDatabase> {
    * (a table of kind `files`) also `upload`, `replace`, `download`, `url` and `sign`.
    */
   from<T extends TableName<DB>>(table: T): TableClient<RowOf<DB[T]>, InsertOf<DB[T]>, UpdateOf<DB[T]>, Relations<DB, RelationshipsOf<DB[T]>>> {
-    return new TableClient(this.send, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table }, new Bucket<RowOf<DB[T]>>(this.files, table));
+    return new TableClient(this.exchange, `/api/${encodeURIComponent(table)}`, { realtime: this.realtime, table }, new Bucket<RowOf<DB[T]>>(this.files, table));
   }
 
   /**

@@ -49,6 +49,22 @@ describe('Http', () => {
     expect(error).toMatchObject({ name: 'ApiError', status: 502, code: 'UNAVAILABLE' });
   });
 
+  it('sends a text body with its own type, and answers a body asked in another type as text with its headers', async () => {
+    const { calls, fetch } = recorder(() => new Response('id,title\n1,a\n', { status: 200, headers: { 'content-type': 'text/csv', link: '<x?after=1>; rel="next"' } }));
+    const http = new Http('http://api.test', 'anon-key', fetch);
+    const answer = await http.send<string>({ method: 'POST', path: '/api/t', content: { type: 'text/csv', text: 'title\na\n' }, body: { ignored: true }, accept: 'text/csv' });
+    expect(answer).toMatchObject({ status: 200, body: 'id,title\n1,a\n' });
+    expect(answer.headers.get('link')).toBe('<x?after=1>; rel="next"');
+    expect(calls[0]?.init?.headers).toMatchObject({ accept: 'text/csv', 'content-type': 'text/csv' });
+    expect(calls[0]?.init?.body).toBe('title\na\n');
+  });
+
+  it('reads an error answer to a text request as the JSON envelope', async () => {
+    const { fetch } = recorder(() => new Response(JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: 'no', details: { parameter: 'select' } } }), { status: 400 }));
+    const error = await new Http('http://api.test', undefined, fetch).send({ method: 'GET', path: '/api/t', accept: 'text/csv' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ApiError', status: 400, details: { parameter: 'select' } });
+  });
+
   it('turns a failed fetch into a NetworkError that keeps the cause', async () => {
     const cause = new TypeError('fetch failed');
     const error = await new Http('http://api.test', undefined, () => Promise.reject(cause)).send({ method: 'GET', path: '/x' }).catch((e: unknown) => e);

@@ -10,7 +10,15 @@ export interface HttpRequest {
   /** Starts with `/`; segments taken from user input must already be encoded (see `segment`). */
   path: string;
   query?: Record<string, QueryValue | undefined>;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead of `body`, with its media type (a CSV import). */
+  content?: { type: string; text: string } | undefined;
+  /**
+   * The media type the answer is asked in when it is not JSON (`text/csv`): a 2xx body is then answered as its text,
+   * unparsed. Error answers are the JSON envelope either way.
+   */
+  accept?: string | undefined;
   /** Access token, or undefined for an anonymous call (then the anon key alone, if any, is sent). */
   accessToken?: string | undefined;
   /** Auth endpoints ignore credentials; sending none keeps a stale token from ever mattering there. */
@@ -33,6 +41,8 @@ export interface RawRequest {
 export interface HttpResponse<T> {
   status: number;
   body: T;
+  /** The answer's headers (`Link`, `X-Total-Count`, ...). */
+  headers: Headers;
 }
 
 /** Encodes one path segment (a table name, an id), so `a/b` or `?` in an id cannot change the route. */
@@ -143,9 +153,12 @@ export class Http {
   }
 
   async send<T>(request: HttpRequest): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.headers(request.accessToken, request.credentials !== false) };
+    const headers: Record<string, string> = { accept: request.accept ?? 'application/json', ...this.headers(request.accessToken, request.credentials !== false) };
     let body: string | undefined;
-    if (request.body !== undefined) {
+    if (request.content) {
+      headers['content-type'] = request.content.type;
+      body = request.content.text;
+    } else if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);
     }
@@ -163,19 +176,19 @@ export class Http {
     }
     const requestId = response.headers.get(REQUEST_ID_HEADER) ?? undefined;
     this.noteLsn(response.headers.get(LSN_HEADER));
-    let parsed: unknown;
+    let text: string;
     try {
-      const text = await response.text();
-      parsed = text ? JSON.parse(text) : undefined;
+      text = await response.text();
     } catch (cause) {
-      // A body cut off mid-way is a network failure; a body that is not JSON is the server's (or a proxy's) answer.
-      if (cause instanceof SyntaxError) parsed = undefined;
-      else throw new NetworkError(`${request.method} ${request.path}: reading the response failed`, { cause });
+      throw new NetworkError(`${request.method} ${request.path}: reading the response failed`, { cause });
     }
+    if (response.ok && request.accept !== undefined) return { status: response.status, body: text as T, headers: response.headers };
+    // A body that is not JSON is the server's (or a proxy's) answer, not a network failure.
+    const parsed = parseJson(text);
     if (!response.ok) throw errorFromResponse(response.status, parsed, requestId, parseRetryAfter(response.headers.get('retry-after')));
     if (typeof parsed !== 'object' || parsed === null) {
       throw new ApiError(response.status, 'INTERNAL_ERROR', 'The server answered without a JSON body', undefined, requestId);
     }
-    return { status: response.status, body: parsed as T };
+    return { status: response.status, body: parsed as T, headers: response.headers };
   }
 }

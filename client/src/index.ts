@@ -18,6 +18,7 @@ export { MfaClient, isMfaPending, type MfaPending, type MfaProof } from './mfa.j
 export { parseProviderReturn, type ProviderRedirectOptions, type ProviderReturn } from './providers.js';
 export type { RealtimeEvent, RealtimeEventType, RealtimeListener, RealtimeStatus, RealtimeStatusListener } from './realtime.js';
 export { TableClient, type AdminTableClient } from './tableClient.js';
+export type { AggregateKey, AggregateOrder, AggregatePage, AggregateQuery, AggregateRow, Aggregates, ComparableColumn, NumericColumn } from './aggregates.js';
 export {
   DEFAULT_RESUMABLE_ABOVE,
   DEFAULT_URL_EXPIRES_IN,
@@ -38,8 +39,12 @@ export type { LockManagerLike } from './session/refreshLock.js';
 export type {
   AnyOperators,
   BooleanOperators,
+  ChangeOptions,
+  ChangeQuery,
+  ChangeResult,
   Condition,
   CountMode,
+  CsvQuery,
   Filter,
   FilterValue,
   IsTest,
@@ -60,6 +65,7 @@ export type {
   UntypedRow,
   UntypedTable,
   UpdateOf,
+  Upserted,
 } from './types.js';
 export type {
   TotpEnrollment,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listParameters, selectText } from './queryParameters.js';
+import { changeParameters, listParameters, selectText } from './queryParameters.js';
 
 describe('listParameters', () => {
   it('maps paging, ordering, select, cursor, count and equality filters onto the list endpoint’s parameters', () => {
@@ -73,5 +73,26 @@ describe('selectText', () => {
       'tags.order': 'name.desc',
       'tags.limit': 2,
     });
+  });
+});
+
+describe('changeParameters', () => {
+  it('selects rows as a list does, with the guards of a change by filter and its select', () => {
+    expect(
+      changeParameters({ filter: { score: { lt: 3 }, done: false }, where: "title = 'x'" }, { limit: 50, dryRun: true, select: ['id', 'title'] }),
+    ).toEqual({ 'score[lt]': 3, done: false, filter: "title = 'x'", limit: 50, dryRun: true, select: 'id,title' });
+    expect(changeParameters({}, { all: true })).toEqual({ all: true });
+    // The server's defaults are left out rather than sent.
+    expect(changeParameters({ filter: { id: { in: ['a', 'b'] } } }, { all: false, dryRun: false })).toEqual({ 'id[in]': 'a,b' });
+  });
+
+  it('filters a column named like a write parameter through [eq]', () => {
+    expect(changeParameters({ filter: { all: true, dryRun: 1, onConflict: 'x' } })).toEqual({ 'all[eq]': true, 'dryRun[eq]': 1, 'onConflict[eq]': 'x' });
+  });
+});
+
+describe('write parameters of a list query', () => {
+  it('sends onConflict beside select, as upserts take them', () => {
+    expect(listParameters({ select: ['id'] }, { onConflict: 'email' })).toEqual({ select: 'id', onConflict: 'email' });
   });
 });

@@ -91,8 +91,15 @@ export function selectText(select: string | readonly unknown[]): string {
     .join(',');
 }
 
+/** The parameters only writes take: changes by filter (`all`, `dryRun`) and upserts on a unique column (`onConflict`). */
+export interface WriteParameters {
+  all?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  onConflict?: string | undefined;
+}
+
 /** Turns a list query into the endpoint's parameters: `limit`, `order=a.asc,b.desc`, `select=a,b`, filters, ... */
-export function listParameters(query: LooseListQuery = {}): Record<string, QueryValue | undefined> {
+export function listParameters(query: LooseListQuery = {}, write: WriteParameters = {}): Record<string, QueryValue | undefined> {
   const join = (value: string | readonly string[] | undefined) => (typeof value === 'string' || value === undefined ? value : value.join(','));
   // Keyed by the contract's reserved parameters: one added there is a compile error here until it is written.
   const reserved: Record<ReservedParameter, QueryValue | undefined> = {
@@ -103,10 +110,10 @@ export function listParameters(query: LooseListQuery = {}): Record<string, Query
     after: query.after ?? undefined,
     count: query.count,
     filter: query.where,
-    // Taken by changes by filter and upserts, never by a list.
-    all: undefined,
-    dryRun: undefined,
-    onConflict: undefined,
+    // `false` is the server's default: left out rather than sent.
+    all: write.all || undefined,
+    dryRun: write.dryRun || undefined,
+    onConflict: write.onConflict,
   };
   const params: Record<string, QueryValue | undefined> = { ...reserved };
   for (const [path, options] of Object.entries(query.embedOptions ?? {})) {
@@ -114,4 +121,25 @@ export function listParameters(query: LooseListQuery = {}): Record<string, Query
   }
   for (const [column, condition] of Object.entries(query.filter ?? {})) conditionParameters(column, condition, params);
   return params;
+}
+
+/** The rows a change by filter touches: the list's conditions and expression (nothing that orders or pages). */
+export interface LooseChangeQuery {
+  filter?: object | undefined;
+  where?: string | undefined;
+}
+
+/** How a change by filter runs: every row (`all`), at most `limit` matching rows or none, or only counted (`dryRun`). */
+export interface LooseChangeOptions {
+  all?: boolean | undefined;
+  limit?: number | undefined;
+  dryRun?: boolean | undefined;
+  select?: string | readonly unknown[] | undefined;
+}
+
+/** `PATCH`/`DELETE /api/:table?...`: the list's filters and `filter=`, with `all`, `limit`, `dryRun` and `select`. */
+export function changeParameters(query: LooseChangeQuery, options: LooseChangeOptions = {}): Record<string, QueryValue | undefined> {
+  const { filter, where } = query;
+  const { all, limit, dryRun, select } = options;
+  return listParameters({ filter, where, limit, select }, { all, dryRun });
 }

@@ -1,10 +1,27 @@
 import { MAX_LIMIT, type DataResponse, type TransformOptions } from '@basalt/contract';
+import { aggregateSelect, type AggregatePage, type AggregateQuery, type AggregateRow, type Aggregates } from './aggregates.js';
+import { CSV_MEDIA_TYPE, appendCsvPage, nextCursor } from './csv.js';
 import type { Bucket, DownloadOptions, FileBody, FileRow, ReplaceOptions, UploadOptions, UrlOptions } from './files.js';
-import { segment } from './http.js';
-import { listParameters, selectText, type LooseListQuery } from './queryParameters.js';
-import type { Send } from './transport.js';
+import { segment, type QueryValue } from './http.js';
+import { changeParameters, listParameters, selectText, type LooseListQuery } from './queryParameters.js';
+import { bodiesOf, type Exchange, type Send } from './transport.js';
 import type { Realtime, RealtimeListener, RealtimeStatusListener } from './realtime.js';
-import type { CountMode, Filter, ListResult, RecordId, Relations, Selected, Selection, TableListQuery, UntypedRow } from './types.js';
+import type {
+  ChangeOptions,
+  ChangeQuery,
+  ChangeResult,
+  CountMode,
+  CsvQuery,
+  Filter,
+  ListResult,
+  RecordId,
+  Relations,
+  Selected,
+  Selection,
+  TableListQuery,
+  UntypedRow,
+  Upserted,
+} from './types.js';
 
 interface ListBody {
   data: unknown[];
@@ -18,15 +35,19 @@ interface ListBody {
  * `Row`, `Insert` and `Update` come from the generated `Database` type; untyped tables get `unknown` columns.
  */
 export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Partial<Row>, R = Relations> {
+  private readonly send: Send;
+
   constructor(
-    private readonly send: Send,
+    private readonly exchange: Exchange,
     /** Already encoded, e.g. `/api/todos`. */
     private readonly basePath: string,
     /** Where `subscribe` streams from; absent on the owner's record routes (they have `admin.subscribe`). */
     private readonly live?: { realtime: Realtime; table: string },
     /** The bucket's bytes (`/files/:table`); absent on the owner's record routes. */
     private readonly files?: Bucket<Row>,
-  ) {}
+  ) {
+    this.send = bodiesOf(exchange);
+  }
 
   /**
    * Every change of this table the caller may see, as it happens: `onEvent` gets `insert`, `update` and `delete`
@@ -80,8 +101,7 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
 
   /** One record, whole, or as `select` asks (columns and embeds: `{ select: ['title', { author: ['name'] }] }`). */
   async get<const S extends Selection<Row, R> | undefined = undefined>(id: RecordId<Row>, options: { select?: S } = {}): Promise<Selected<Row, S, R>> {
-    const query = options.select === undefined ? undefined : { select: selectText(options.select) };
-    return (await this.send<DataResponse<Selected<Row, S, R>>>({ method: 'GET', path: this.recordPath(id), query })).data;
+    return (await this.send<DataResponse<Selected<Row, S, R>>>({ method: 'GET', path: this.recordPath(id), query: this.selectQuery(options.select) })).data;
   }
 
   /** Creates a record; the server fills `id` (unless given), `createdAt`, `updatedAt` and, if owner-scoped, the owner. */
@@ -108,6 +128,115 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   /** Deletes a record and returns it as it was. */
   async delete(id: RecordId<Row>): Promise<Row> {
     return (await this.send<DataResponse<Row>>({ method: 'DELETE', path: this.recordPath(id) })).data;
+  }
+
+  /**
+   * Updates the given columns of the record at `id` (`PATCH`; never creates: 404 `NOT_FOUND` when there is none) and
+   * returns it whole or as `select` asks. An empty patch touches `updatedAt` only.
+   */
+  async update<const S extends Selection<Row, R> | undefined = undefined>(id: RecordId<Row>, patch: Update, options: { select?: S } = {}): Promise<Selected<Row, S, R>> {
+    return (await this.send<DataResponse<Selected<Row, S, R>>>({ method: 'PATCH', path: this.recordPath(id), query: this.selectQuery(options.select), body: patch })).data;
+  }
+
+  /**
+   * Updates every record that `query` matches (`filter` and/or `where`, as `list` takes them) in one statement, and
+   * returns them as changed. Guards: a query that matches on nothing needs `all: true` (else 400 naming `filter`);
+   * more matching records than `limit` (default and maximum 1,000) changes nothing (400 naming `limit`, with
+   * `details.matched`). `dryRun: true` changes nothing and answers `{ matched }`. Records the caller may read but not
+   * update are left alone.
+   */
+  async updateWhere<const S extends Selection<Row, R> | undefined = undefined, D extends boolean | undefined = undefined>(
+    query: ChangeQuery<Row>,
+    patch: Update,
+    options: ChangeOptions<D> & { select?: S } = {},
+  ): Promise<ChangeResult<Selected<Row, S, R>, D>> {
+    return (await this.send<DataResponse<ChangeResult<Selected<Row, S, R>, D>>>({ method: 'PATCH', path: this.basePath, query: changeParameters(query, options), body: patch })).data;
+  }
+
+  /** Deletes every record that `query` matches and returns them as they were; the guards and `dryRun` of `updateWhere`. */
+  async deleteWhere<const S extends Selection<Row, R> | undefined = undefined, D extends boolean | undefined = undefined>(
+    query: ChangeQuery<Row>,
+    options: ChangeOptions<D> & { select?: S } = {},
+  ): Promise<ChangeResult<Selected<Row, S, R>, D>> {
+    return (await this.send<DataResponse<ChangeResult<Selected<Row, S, R>, D>>>({ method: 'DELETE', path: this.basePath, query: changeParameters(query, options) })).data;
+  }
+
+  /**
+   * Creates the record, or updates the one whose `column` (a column with a unique constraint) holds the same value,
+   * with the columns given. `created` says which (201 or 200). A null or absent key always creates.
+   */
+  async upsertBy<const S extends Selection<Row, R> | undefined = undefined>(column: keyof Row & string, values: Insert, options: { select?: S } = {}): Promise<Upserted<Selected<Row, S, R>>> {
+    const answer = await this.exchange<DataResponse<Selected<Row, S, R>>>({ method: 'POST', path: this.basePath, query: this.writeQuery(column, options.select), body: values });
+    return { record: answer.body.data, created: answer.status === 201 };
+  }
+
+  /**
+   * `upsertBy` for 1 to `MAX_BULK_RECORDS` records in one statement, all or none, answered in the order given. Every
+   * record sends the same columns; two with the same key are 400 naming the later `index`. A conflicting record the
+   * caller cannot read is 409 `CONFLICT`, one it cannot update 403, both with `details.index`.
+   */
+  async upsertManyBy<const S extends Selection<Row, R> | undefined = undefined>(
+    column: keyof Row & string,
+    values: readonly Insert[],
+    options: { select?: S } = {},
+  ): Promise<Selected<Row, S, R>[]> {
+    return (await this.send<DataResponse<Selected<Row, S, R>[]>>({ method: 'POST', path: this.basePath, query: this.writeQuery(column, options.select), body: values })).data;
+  }
+
+  /**
+   * Groups the matching records and computes counts, sums, averages, minimums and maximums per group, in one page of
+   * groups: `aggregate({ groupBy: ['status'], count: true, sum: { total: 'score' } }, { order: 'count.desc' })`
+   * answers `{ data: [{ status, count, total }], next }`. Pass `next` as `after` for the following page.
+   */
+  async aggregate<const A extends Aggregates<Row>>(aggregates: A, query: AggregateQuery<Row, A> = {}): Promise<AggregatePage<AggregateRow<Row, A>>> {
+    const page = await this.send<ListBody>({ method: 'GET', path: this.basePath, query: this.aggregateParameters(aggregates, query) });
+    return { data: page.data as AggregateRow<Row, A>[], next: page.next };
+  }
+
+  /** Every group, page after page by cursor, as an async iterator (`for await (const group of ...)`). */
+  async *aggregateAll<const A extends Aggregates<Row>>(aggregates: A, query: Omit<AggregateQuery<Row, A>, 'after'> = {}): AsyncGenerator<AggregateRow<Row, A>, void, undefined> {
+    let after: string | null = null;
+    do {
+      const page: AggregatePage<AggregateRow<Row, A>> = await this.aggregate(aggregates, { limit: MAX_LIMIT, ...query, after } as AggregateQuery<Row, A>);
+      yield* page.data;
+      after = page.next;
+    } while (after);
+  }
+
+  /**
+   * Every matching record as one CSV text (RFC 4180, a header row of the column names, then one row per record):
+   * fetched page by page (`limit` per page, default the maximum) following each answer's `Link: rel="next"`, the
+   * header kept once. The server writes the cells: null empty, the empty string `""`, timestamps ISO, json as JSON text,
+   * and text starting with `= + - @` (or a tab or carriage return) behind a `'` so spreadsheets never run it.
+   */
+  async exportCsv(query: CsvQuery<Row> = {}): Promise<string> {
+    let csv = '';
+    let after: string | null = null;
+    do {
+      const answer: { body: string; headers: Headers } = await this.exchange<string>({
+        method: 'GET',
+        path: this.basePath,
+        query: listParameters({ limit: MAX_LIMIT, ...query, after, count: 'none' } as LooseListQuery),
+        accept: CSV_MEDIA_TYPE,
+      });
+      csv = appendCsvPage(csv, answer.body);
+      after = nextCursor(answer.headers.get('link'));
+    } while (after);
+    return csv;
+  }
+
+  /**
+   * Creates the records of a CSV text (a header row of column names, 1 to `MAX_BULK_RECORDS` rows) in one statement, all
+   * or none, and returns them in file order. An empty unquoted cell leaves the column to its default, `""` is the
+   * empty string. An error names the record and where it starts: `details: { index, line, field }`. With `onConflict`
+   * (a unique column) it is an upsert, as `upsertManyBy`.
+   */
+  async importCsv<const S extends Selection<Row, R> | undefined = undefined>(
+    csv: string,
+    options: { onConflict?: keyof Row & string; select?: S } = {},
+  ): Promise<Selected<Row, S, R>[]> {
+    const query = this.writeQuery(options.onConflict, options.select);
+    return (await this.send<DataResponse<Selected<Row, S, R>[]>>({ method: 'POST', path: this.basePath, query, content: { type: CSV_MEDIA_TYPE, text: csv } })).data;
   }
 
   // Files: for tables of kind `files` (buckets); on any other table the server answers 404.
@@ -161,6 +290,18 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
   private bucket(): Bucket<Row> {
     if (!this.files) throw new TypeError('Files are for client.from(bucket); the owner reads bytes through it too');
     return this.files;
+  }
+
+  private selectQuery(select: Selection<Row, R> | undefined): Record<string, QueryValue> | undefined {
+    return select === undefined ? undefined : { select: selectText(select) };
+  }
+
+  private writeQuery(onConflict: string | undefined, select: Selection<Row, R> | undefined): Record<string, QueryValue | undefined> {
+    return listParameters({ select }, { onConflict });
+  }
+
+  private aggregateParameters(aggregates: Aggregates<Row>, query: AggregateQuery<Row, Aggregates<Row>>): Record<string, QueryValue | undefined> {
+    return listParameters({ ...query, select: aggregateSelect(aggregates) } as LooseListQuery);
   }
 
   private recordPath(id: string | number): string {

@@ -201,3 +201,31 @@ export type ListResult<Row, C extends CountMode | undefined = 'exact'> = {
         /** Every row that matches the filters and the caller's scope, not just this page. */
         total: number;
       });
+
+/** The records a change by filter touches: the conditions and the expression a list takes, nothing that orders or pages. */
+export type ChangeQuery<Row = UntypedRow> = Pick<TableListQuery<Row>, 'filter' | 'where'>;
+
+/** The guards of a change by filter (API.md, "Query language, part 2"). */
+export interface ChangeOptions<D extends boolean | undefined = boolean | undefined> {
+  /** Needed to change every record when the query has no condition at all. */
+  all?: boolean;
+  /** At most this many matching records (1 to 1,000, the default), else nothing changes: 400 naming `limit`, `details.matched`. */
+  limit?: number;
+  /** Count the matching records, change nothing: the answer is `{ matched }`. */
+  dryRun?: D;
+}
+
+/** The changed records, or with `dryRun: true` how many match. */
+export type ChangeResult<T, D> = D extends true ? { matched: number } : T[];
+
+/** What `exportCsv` takes: a list query without embeds or paging of its own (`limit` is the page size). */
+export type CsvQuery<Row = UntypedRow> = Omit<TableListQuery<Row>, 'offset' | 'after' | 'count' | 'select' | 'embedOptions'> & {
+  /** The columns, in this order (default: all, in table order). */
+  select?: '*' | readonly (keyof Row & string)[];
+};
+
+/** An upsert by a unique column's answer: the record, and whether it was created (201) rather than updated (200). */
+export interface Upserted<T> {
+  record: T;
+  created: boolean;
+}

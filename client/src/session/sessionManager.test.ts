@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeServer, fakeAccessToken } from '../../test/support/fakeServer.js';
 import { createClient, type BasaltClient, type ClientOptions } from '../client.js';
 import { ApiError, NetworkError } from '../errors.js';
@@ -157,6 +157,52 @@ describe('refresh in one client', () => {
     await expect(client.auth.signOut()).rejects.toBeInstanceOf(NetworkError);
     expect(await client.auth.getSession()).toBeNull();
     expect(seen).toEqual(['signed_in', 'signed_out']);
+  });
+
+  it('forgets the session here and in storage before the server is told, with the token it had', async () => {
+    const server = new FakeServer();
+    const storage = memoryStorage();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    const fetch = async (url: string, init?: RequestInit) => {
+      if (url.endsWith('/auth/signout')) {
+        asked = true;
+        await held;
+      }
+      return server.fetch(url, init);
+    };
+    const client = clientOf(server, { storage, fetch });
+    const session = await client.auth.signIn({ email: 'a@x.test', password: 'password1' });
+    const signingOut = client.auth.signOut();
+    await vi.waitFor(() => expect(asked).toBe(true));
+    // The server has not answered yet: a reload now finds no session.
+    expect(await storage.getItem(KEY)).toBeNull();
+    expect(await client.auth.getSession()).toBeNull();
+    const reloaded = clientOf(server, { storage, fetch });
+    expect(await reloaded.auth.getSession()).toBeNull();
+    release();
+    await signingOut;
+    expect(server.requests.filter((r) => r.path === '/auth/signout')).toEqual([expect.objectContaining({ token: session.accessToken })]);
+    expect(server.refreshTokens.size).toBe(0);
+  });
+
+  it('renews an expired access token once by the forgotten refresh token to sign out on the server', async () => {
+    const server = new FakeServer();
+    const storage = memoryStorage();
+    const refreshToken = plant(storage, server, -10, Date.now() + 3600_000);
+    const client = clientOf(server, { storage, autoRefresh: false });
+    const seen = events(client);
+    await client.auth.signOut();
+    expect(await client.auth.getSession()).toBeNull();
+    expect(seen).toEqual(['signed_out']);
+    const calls = server.requests.map((r) => r.path);
+    expect(calls).toEqual(['/auth/signout', '/auth/refresh', '/auth/signout']);
+    expect(server.requests[1]?.body).toEqual({ refreshToken });
+    expect(server.requests[2]?.token).not.toBe(server.requests[0]?.token);
+    // The renewed pair was never kept: the server ended it with the rest.
+    expect(server.refreshTokens.size).toBe(0);
+    expect(await storage.getItem(KEY)).toBeNull();
   });
 
   it('treats a 401 from sign-out (the session had already ended) as signed out, not as an error', async () => {

@@ -79,17 +79,16 @@ export class FakeServer {
       if (!this.refreshTokens.delete(presented)) return error(401, 'UNAUTHORIZED', 'Invalid refresh token');
       return json(200, { data: this.issue('u1') });
     }
+    if (token) {
+      const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp: number };
+      if (claims.exp * 1000 <= Date.now()) return error(401, 'UNAUTHORIZED', 'Token expired', { reason: 'token_expired' });
+    }
     if (url.pathname === '/auth/signout' && method === 'POST') {
+      if (!token) return error(401, 'UNAUTHORIZED', 'Sign in first');
       this.refreshTokens.clear();
       return json(200, { data: { signedOut: true } });
     }
-    if (url.pathname.startsWith('/api/')) {
-      if (token) {
-        const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { exp: number };
-        if (claims.exp * 1000 <= Date.now()) return error(401, 'UNAUTHORIZED', 'Token expired', { reason: 'token_expired' });
-      }
-      return json(200, { data: [], total: 0 });
-    }
+    if (url.pathname.startsWith('/api/')) return json(200, { data: [], total: 0 });
     return error(404, 'NOT_FOUND', 'Not found');
   };
 }

@@ -136,3 +136,61 @@ export async function untypedCalls(): Promise<unknown> {
   await untyped.from('anything').create({ any: 'column' });
   return rows.data[0]?.whatever;
 }
+
+export async function queryLanguagePart2(): Promise<void> {
+  const todos = client.from('todos');
+  const patched = await todos.update('t1', { done: true }, { select: ['id', 'done'] });
+  const patchedDone: boolean = patched.done;
+  // @ts-expect-error update with a select answers only the chosen columns
+  console.log(patched.title);
+  const changed = await todos.updateWhere({ filter: { score: { lt: 3 } }, where: "title = 'x'" }, { done: true }, { limit: 10 });
+  const changedTitle: string = changed[0]!.title;
+  const counted = await todos.updateWhere({ filter: { done: false } }, { score: 1 }, { dryRun: true });
+  const matched: number = counted.matched;
+  const removed = await todos.deleteWhere({ filter: { done: true } }, { select: ['id'] });
+  const removedId: string = removed[0]!.id;
+  const removedAll = await todos.deleteWhere({}, { all: true, dryRun: true });
+  const upserted = await client.from('tags').upsertBy('name', { name: 'urgent' });
+  const created: boolean = upserted.created;
+  const tagName: string = upserted.record.name;
+  const tags = await client.from('tags').upsertManyBy('name', [{ name: 'a' }, { name: 'b' }], { select: ['id'] });
+  const tagId: string = tags[0]!.id;
+  const groups = await todos.aggregate({ groupBy: ['done'], count: true, sum: { total: 'score' }, avg: { mean: 'score' }, max: { last: 'due' } }, { order: ['count.desc', 'last.asc'], filter: { score: { gte: 1 } } });
+  const group = groups.data[0]!;
+  const groupDone: boolean = group.done;
+  const groupCount: number = group.count;
+  const groupTotal: number | null = group.total;
+  const last: string | null = group.last;
+  const next: string | null = groups.next;
+  for await (const row of todos.aggregateAll({ count: 'n', min: { first: 'title' } })) {
+    const n: number = row.n;
+    const first: string | null = row.first;
+    console.log(n, first);
+  }
+  const csv: string = await todos.exportCsv({ filter: { done: false }, select: ['id', 'title'], order: 'title.asc' });
+  const imported = await todos.importCsv(csv, { onConflict: 'id' });
+  console.log(patchedDone, changedTitle, matched, removedId, removedAll.matched, created, tagName, tagId, groupDone, groupCount, groupTotal, last, next, imported[0]!.title);
+}
+
+export async function wrongPart2Calls(): Promise<void> {
+  const todos = client.from('todos');
+  // @ts-expect-error sum takes numeric columns only
+  await todos.aggregate({ sum: { t: 'title' } });
+  // @ts-expect-error min and max take no boolean column
+  await todos.aggregate({ min: { m: 'done' } });
+  // @ts-expect-error order names a group column, the count or an alias
+  await todos.aggregate({ groupBy: ['done'], count: true }, { order: 'title.asc' });
+  // @ts-expect-error no such column to group by
+  await todos.aggregate({ groupBy: ['nope'], count: true });
+  const groups = await todos.aggregate({ groupBy: ['done'], count: true });
+  // @ts-expect-error a group carries its group columns and aggregates only
+  console.log(groups.data[0]!.title);
+  // @ts-expect-error a change by filter takes no order
+  await todos.updateWhere({ order: 'title.asc' }, { done: true });
+  // @ts-expect-error the patch is the table's Update
+  await todos.updateWhere({ filter: { done: false } }, { done: 'yes' });
+  // @ts-expect-error upsertBy names a column of the table
+  await client.from('tags').upsertBy('nmae', { name: 'x' });
+  // @ts-expect-error CSV has no embeds
+  await todos.exportCsv({ select: ['id', { tags: ['name'] }] });
+}
