@@ -15,6 +15,7 @@ import pg from 'pg';
 import { BARE, ITEMS, MY_ITEMS, PAGE, SHARED_ITEMS } from './scenarios.js';
 import { ARTICLES, MEMBERSHIPS, PROJECTS, TASKS, TICKETS } from './ruleScenarios.js';
 import { fileRoutes } from './baselineFiles.js';
+import { query2Routes } from './baselineQuery2.js';
 
 const env = (name: string) => process.env[name] ?? '';
 // The same pool size as each Basalt process (knex pool max 10), so neither side gets more database concurrency.
@@ -248,12 +249,24 @@ async function signIn(req: http.IncomingMessage): Promise<unknown> {
   return { data: { user: { id: user.id, email: user.email, role: user.role }, accessToken, refreshToken } };
 }
 
+// Issue 30's AG1, BU1 and U1 (bench/baselineQuery2.ts), with this server's checks, errors and cursors.
+const query2 = query2Routes(pool, {
+  requireAnon,
+  requireUser,
+  readBody,
+  fail: (status, message) => new HttpError(status, message),
+  cursor: (binding, values) => encodeCursor(digestOf(JSON.stringify(binding)), values),
+  decodeCursor: (cursor, binding) => decodeCursor(cursor, digestOf(JSON.stringify(binding))),
+});
+
 async function route(req: http.IncomingMessage): Promise<[number, unknown]> {
   const url = new URL(req.url ?? '/', 'http://baseline');
   const parts = url.pathname.split('/').filter(Boolean);
   const [prefix, table, id] = parts;
   if (req.method === 'POST' && url.pathname === '/auth/signin') return [200, await signIn(req)];
   if (prefix !== 'api' || parts.length > 3) throw new HttpError(404, 'route');
+  const answer = query2(req, url, table, id);
+  if (answer) return answer;
   if (req.method === 'GET' && table === 'posts' && id === undefined) {
     requireAnon(req);
     const limit = Math.min(Number(url.searchParams.get('limit') ?? PAGE), 100);

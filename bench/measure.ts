@@ -167,8 +167,9 @@ export async function runRounds(bench: Bench, phase: RunRecord['phase'], scenari
   for (let round = 1; round <= bench.options.rounds; round++) {
     const order = rotated(servers, round);
     for (const scenario of scenarios) {
-      // Sign-ins leave seconds of hashing queued when a run stops: they run whole, the others in slices.
-      const sliced = bench.options.slices > 1 && !scenario.durationFactor && scenario.name !== 'M1' && phase === 'main';
+      // Sign-ins leave seconds of hashing queued when a run stops: they run whole, as do scenarios of slow requests
+      // (Scenario.whole); the others in slices.
+      const sliced = bench.options.slices > 1 && !scenario.durationFactor && !scenario.whole && scenario.name !== 'M1' && phase === 'main';
       const servers = scenario.basaltOnly ? order.filter((server) => server !== 'baseline') : order;
       const sides = servers.map((server) => ({ server, scenario, label: scenario.name }));
       bench.records.push(...(sliced ? await measureInSlices(bench, sides, phase, round) : await measureInTurn(bench, servers, scenario.name, phase, round, [scenario])));

@@ -1,4 +1,5 @@
 import { R8, R9, W3 } from './ruleScenarios.js';
+import { AG1, BU1, U1 } from './query2Scenarios.js';
 import { A1, ITEMS, M1, MY_ITEMS, PAGE, R1, R2, R3, READS, SHARED_ITEMS, W1, W2, anon, expectStatus, isObject, listProblem, member, writeBody, type BenchProject, type Scenario } from './scenarios.js';
 
 /**
@@ -179,8 +180,11 @@ export const DEEP_PAIR: Array<[string, Scenario]> = [
   ['D5000', R5_CURSOR],
 ];
 
-/** The main part: the issue-6 scenarios with R4, R6, R10, B1 and the access rules' R8, R9 and W3 (issue 24) beside them. */
-export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, R6, R8, R9, R10, W1, W2, W3, B1, A1, M1];
+/**
+ * The main part: the issue-6 scenarios with R4, R6, R10, B1, the access rules' R8, R9 and W3 (issue 24) and the query
+ * language's second part, AG1, BU1 and U1 (issue 30, query2Scenarios.ts), beside them.
+ */
+export const MAIN_SCENARIOS: Scenario[] = [R1, R2, R3, R4, R6, R8, R9, R10, W1, W2, W3, B1, AG1, BU1, U1, A1, M1];
 /** The growth part at a million rows: R1-R3 again, R5's three pages, R7's owner-scoped page with and without total, R10 at 800,000. */
 export const GROWTH_SCENARIOS: Scenario[] = [...READS, R5_FIRST, R5_CURSOR, R5_OFFSET, R7, R7_NONE, R10];
 

@@ -8,6 +8,7 @@ import { ARTICLE_READ, MEMBER_RULE, RULED } from './ruleScenarios.js';
 import { checkTargets, targetsTable } from './targets.js';
 import { describeFlow, secondStepTable } from './mfaReport.js';
 import { describeTransfer, fileScenarioLines, filesSection } from './filesReport.js';
+import { query2ScenarioLines, QUERY2_NAMES } from './query2Scenarios.js';
 
 export { CONCURRENT, SERVERS, type BenchMeta, type RunRecord, type RunSettings, type ServerName } from './stats.js';
 
@@ -128,7 +129,7 @@ function growthTable(records: RunRecord[], meta: BenchMeta): string {
 export function renderReport(records: RunRecord[], meta: BenchMeta): string {
   const checks = checkTargets(records, meta.bcryptCompareMs);
   const invalid = records.filter((r) => r.problems.length > 0);
-  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'R8', 'R9', 'W1', 'W2', 'W3', 'B1', 'A1', A1M, 'M1', CONCURRENT, F1, F3];
+  const main = ['R1', 'R2', 'R3', 'R4', 'R6', 'R8', 'R9', 'W1', 'W2', 'W3', 'B1', ...QUERY2_NAMES, 'A1', A1M, 'M1', CONCURRENT, F1, F3];
   const verdict = (server: ServerName) => {
     const mine = checks.filter((c) => c.server === server);
     const failed = mine.filter((c) => !c.pass).map((c) => `${c.scenario} ${c.target}`);
@@ -149,7 +150,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
       ? `- Validity: every run answered 2xx only (${records.length} runs).`
       : `- **Validity: ${invalid.length} of ${records.length} runs were INVALID (non-2xx or errors) and are left out of the medians; see below.**`,
     '',
-    '### Targets (issues 6, 11, 12, 13, 16, 22, 24, 27 and 28)',
+    '### Targets (issues 6, 11, 12, 13, 16, 22, 24, 27, 28 and 30)',
     '',
     'Each ratio is the median over rounds of Basalt / baseline, each Basalt run paired with the baseline run of its own',
     'round; within a round the servers take turns in slices of a second, so load from elsewhere on the machine weighs',
@@ -231,6 +232,7 @@ export function renderReport(records: RunRecord[], meta: BenchMeta): string {
     `  projects under create \`${MEMBER_RULE}\`. The baseline runs the same SQL by hand: R8 the same EXISTS in its page and`,
     '  its count(*), R9 the same WHERE, W3 `INSERT ... SELECT ... WHERE EXISTS (...)` (one statement; Basalt also checks that',
     "  the project named is readable, a statement of its own). Before the load each server must refuse a request the rule refuses.",
+    ...query2ScenarioLines(),
     '- The baseline reads and writes its own copies of these tables (schema `bare`, same columns, keys and indexes, rows',
     '  copied), with none of Basalt\'s triggers: what a hand-written backend would have (issue 22).',
     '- Every list answer carries `next` (Basalt reads one row past the page and its order keys as text); the baseline',

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Query2Project } from './query2Scenarios.js';
 
 /** Read scenarios use a public-read table; writes go to an owner-scoped one, so reads always see the seeded size. */
 export const ITEMS = 'items';
@@ -52,16 +53,18 @@ export interface BenchProject {
   deep: { cursor: string; firstId: string } | null;
   /** R8, W3 (issue 24): the member's projects (W3 writes in them) and the tasks R8's rule lets the member read. */
   ruled: { memberProjects: string[]; tasksMine: number };
+  /** AG1, BU1, U1 (issue 30): seeded only when one of them runs (bench/query2Seed.ts). */
+  query2?: Query2Project;
 }
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   body?: string;
 }
 
-export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'R9' | 'R10' | 'W1' | 'W2' | 'W3' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none' | 'F1' | 'F3';
+export type ScenarioName = 'R1' | 'R2' | 'R3' | 'R4' | 'R6' | 'R8' | 'R9' | 'R10' | 'W1' | 'W2' | 'W3' | 'B1' | 'A1' | 'M1' | 'R5 page 1' | 'R5 cursor' | 'R5 offset' | 'R7' | 'R7 none' | 'F1' | 'F3' | 'AG1' | 'BU1' | 'U1';
 
 export interface Scenario {
   name: ScenarioName;
@@ -70,6 +73,11 @@ export interface Scenario {
   next(project: BenchProject): HttpRequest;
   /** Run this many times the usual duration when measured alone. */
   durationFactor?: number;
+  /**
+   * Measured in whole runs, each after the machine settles, never in slices: a request that takes a good part of a
+   * slice (AG1, BU1, U1: tens to hundreds of ms, 32 at once) would leave its statements running in the next server's.
+   */
+  whole?: boolean;
   /** Measured on the Basalt servers only (F3: a cached variant, compared with Basalt's own F1; the baseline has none). */
   basaltOnly?: boolean;
   /** A request every server must refuse, and why its answer is not that refusal: the baseline enforces the rule too. */

@@ -8,7 +8,7 @@ const PASSWORD = 'bench-password-1';
 /** W2 updates random rows among these; W1 adds rows beside them. */
 const MY_ROWS = 10_000;
 
-async function call(baseUrl: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
+export async function call(baseUrl: string, method: string, path: string, body?: unknown, token?: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
