@@ -45,8 +45,10 @@ export interface ForbiddenDetails {
   check?: true;
   /** Set when the policy allows the key's user but the API key itself is read-only, or when the rule stopped compiling. */
   reason?: typeof READ_ONLY_KEY_REASON | typeof RULE_INVALID_REASON;
-  /** A refused bulk insert: the first record the `create` rule refused. */
+  /** A refused bulk insert or upsert: the first record the rule refused. */
   index?: number;
+  /** A change by filter: the first row `updateCheck` refused (its id, as text). */
+  id?: string;
 }
 
 /** `details.reason` of the 403 for an operation whose stored rule no longer compiles (a psql change). */
@@ -62,6 +64,10 @@ export interface ValidationDetails {
   field?: string;
   /** The element of a bulk insert. */
   index?: number;
+  /** A CSV import: the 1-based line of the file where the element starts. */
+  line?: number;
+  /** A change by filter over `limit`: how many records matched. */
+  matched?: number;
   /** Where in an expression (`rules.read`, `filter`) the problem is: 0-based UTF-16 code units. */
   position?: number;
 }

@@ -58,6 +58,22 @@ export const FILTER_PARAMETER = 'filter';
 export const ORDER_DIRECTIONS = ['asc', 'desc'] as const;
 export type OrderDirection = (typeof ORDER_DIRECTIONS)[number];
 
+/**
+ * Aggregates in `select` (API.md, "Query language, part 2"): `count()` counts rows; the others take a column of the
+ * types listed. The plain columns of such a select group the rows; `alias:item` names any of its items.
+ */
+export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max'] as const;
+export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
+export const AGGREGATE_COLUMN_TYPES: Readonly<Record<AggregateFunction, readonly ColumnType[]>> = {
+  count: [],
+  sum: ['integer', 'real'],
+  avg: ['integer', 'real'],
+  min: ['integer', 'real', 'timestamp', 'text'],
+  max: ['integer', 'real', 'timestamp', 'text'],
+};
+/** `alias:item`: an alias is a plain name. */
+export const SELECT_ALIAS = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
 /** An embed's own options: `<embed>.order` and `<embed>.limit`. */
 export const EMBED_OPTIONS = ['order', 'limit'] as const;
 
@@ -69,6 +85,8 @@ export const MAX_QUERY_BYTES = 8 * 1024;
 export const MAX_LIST_VALUES = 100;
 /** A bulk insert holds 1 to this many records. */
 export const MAX_BULK_RECORDS = 1_000;
+/** A change by filter (PATCH or DELETE on a table) changes at most this many records (`limit`, its default). */
+export const MAX_CHANGED_RECORDS = 1_000;
 /** Embeds nest at most this deep. */
 export const MAX_EMBED_DEPTH = 3;
 /** A to-many embed holds at most this many rows per parent (`<embed>.limit` up to it). */

@@ -5,10 +5,11 @@ import type { TokenService } from '../auth/tokens.js';
 import type { SchemaCache } from '../db/schemaCache.js';
 import { authenticate, callerOf, userOf } from '../auth/credentials.js';
 import { parsePathId } from '../auth/validation.js';
-import { jsonBodyReader, jsonObjectBody, jsonObjectReader } from '../http/body.js';
+import { jsonObjectBody } from '../http/body.js';
 import { accountGone, ApiError, unauthorized } from '../errors.js';
 import { authorizeOwnerTools } from '../policies/authorize.js';
 import { administeredTable, answerRecordCall, explainAccess, parseCheckInput, parsePaging, queryBytesOf, type RecordAction, type RecordCall, type RecordDeps } from '../records/index.js';
+import { prefersCsv, recordBodyReader, sendAnswer } from '../records/routes.js';
 import { viewerOf } from './viewAs.js';
 import { freshnessOf } from '../replicas/headers.js';
 import { answerFresh } from '../db/fresh.js';
@@ -50,8 +51,7 @@ export function adminRoutes(deps: {
   const { cache, tables, accounts, tokens } = deps;
   const router = Router();
   const body = jsonObjectBody(deps.bodyLimitBytes);
-  const readObjectOrArray = jsonBodyReader(deps.bodyLimitBytes);
-  const readObject = jsonObjectReader(deps.bodyLimitBytes);
+  const recordBody = recordBodyReader(deps.bodyLimitBytes);
 
   const ownerOnly: RequestHandler = async (req, _res, next) => {
     const caller = callerOf(req);
@@ -116,23 +116,24 @@ export function adminRoutes(deps: {
     (action: RecordAction): RequestHandler =>
     async (req, res) => {
       const table = String(req.params.name);
-      const target = action === 'list' || action === 'create' ? { action, table } : { action, table, id: String(req.params.id) };
+      const target = action === 'list' || action === 'create' || action === 'update-where' || action === 'delete-where' ? { action, table } : { action, table, id: String(req.params.id) };
       const { as, ...query } = req.query as Record<string, unknown>;
-      const readBody = (arrays: boolean) => (arrays ? readObjectOrArray : readObject)(req, res);
-      let call: RecordCall = { surface: 'admin', caller: callerOf(req), target, query, queryBytes: queryBytesOf(req.url), readBody, freshness: freshnessOf(req) };
+      let call: RecordCall = { surface: 'admin', caller: callerOf(req), target, query, queryBytes: queryBytesOf(req.url), readBody: recordBody(req, res), freshness: freshnessOf(req), csv: prefersCsv(req) };
       if (as !== undefined) {
         if (action !== 'list') throw new ApiError('VALIDATION_ERROR', 'as is taken only by the records list', { parameter: 'as' });
         // What that caller would see through /api: their policy and rules, the cursor bound to them.
         call = { ...call, surface: 'api', caller: await viewerOf(accounts, as, 'parameter'), viewAs: String(as) };
       }
-      const answer = await answerRecordCall(deps.records, call);
-      sendJson(res, answer.status, answer.body);
+      sendAnswer(req, res, await answerRecordCall(deps.records, call));
     };
   router.get('/tables/:name/records', records('list'));
   router.get('/tables/:name/records/:id', records('get'));
   router.post('/tables/:name/records', records('create'));
   router.put('/tables/:name/records/:id', records('upsert'));
   router.delete('/tables/:name/records/:id', records('delete'));
+  router.patch('/tables/:name/records/:id', records('update'));
+  router.patch('/tables/:name/records', records('update-where'));
+  router.delete('/tables/:name/records', records('delete-where'));
 
   // Why a caller may or may not do something (API.md, "Access rules", Explain): nothing is written.
   router.post('/tables/:name/rules/check', tableExists, body, async (req, res) => {

@@ -108,13 +108,24 @@ export function authorizeRecords(tables: TableLookup, surface: Surface, name: st
   return { table, access: { scope, surface, writer, ...(rules ? { rules } : {}) }, relations };
 }
 
+/** The rules each write needs (a POST with `onConflict` is authorized as `upsert`). */
+const RULES_NEEDED: Readonly<Record<RecordAction, ReadonlyArray<'create' | 'update' | 'updateCheck' | 'delete'>>> = {
+  list: [],
+  get: [],
+  create: ['create'],
+  upsert: ['create', 'update', 'updateCheck'],
+  update: ['update', 'updateCheck'],
+  'update-where': ['update', 'updateCheck'],
+  delete: ['delete'],
+  'delete-where': ['delete'],
+};
+
 /**
  * The rules a write needs, each refused up front (403 before parameters) when it is false for the caller whatever the
  * row: create for POST, create and update (with updateCheck) for PUT, delete for DELETE.
  */
 function writeRules(table: TableSchema, caller: Caller, action: RecordAction): WriteRules {
-  const needs: Array<'create' | 'update' | 'updateCheck' | 'delete'> =
-    action === 'upsert' ? ['create', 'update', 'updateCheck'] : action === 'update' ? ['update', 'updateCheck'] : action === 'delete' ? ['delete'] : ['create'];
+  const needs = RULES_NEEDED[action];
   const rules: WriteRules = { read: 'none', defaultsOwner: defaultsOwner(table) };
   for (const operation of needs) rules[operation] = requireAccess(table, caller, operation, 'api').scope;
   const read = decideAccess(table, caller, 'read', 'api');

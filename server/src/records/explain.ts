@@ -14,7 +14,7 @@ import type { PreparedPool } from '../db/preparedPool.js';
 /** The check runs its writes in a transaction of its own on the primary's record pool. */
 type PrimaryExecutor = Executor & { pool: PreparedPool };
 import { run } from './execute/run.js';
-import { coerceId } from './plan.js';
+import { coerceId } from './plan/index.js';
 import { randomId } from '../ids.js';
 import { generateId } from './values.js';
 

@@ -14,6 +14,9 @@ describe('parseTarget: method and path -> what they name', () => {
     ['POST', '/items/', { action: 'create', table: 'items' }],
     ['PUT', '/items/abc', { action: 'upsert', table: 'items', id: 'abc' }],
     ['DELETE', '/items/abc', { action: 'delete', table: 'items', id: 'abc' }],
+    ['PATCH', '/items/abc', { action: 'update', table: 'items', id: 'abc' }],
+    ['PATCH', '/items', { action: 'update-where', table: 'items' }],
+    ['DELETE', '/items', { action: 'delete-where', table: 'items' }],
     ['GET', '/odd%20name/a%2Fb', { action: 'get', table: 'odd name', id: 'a/b' }],
   ])('%s %s', (method, path, expected) => {
     expect(parseTarget(method, path)).toEqual(expected);
@@ -22,8 +25,8 @@ describe('parseTarget: method and path -> what they name', () => {
   it.each([
     ['POST', '/items/abc'],
     ['PUT', '/items'],
-    ['DELETE', '/items'],
-    ['PATCH', '/items/abc'],
+    ['OPTIONS', '/items'],
+    ['PATCH', '/items/a/b'],
     ['GET', '/'],
     ['GET', ''],
     ['GET', '//abc'],

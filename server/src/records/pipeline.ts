@@ -2,13 +2,15 @@ import type { SchemaCache } from '../db/schemaCache.js';
 import { accountGone, ApiError } from '../errors.js';
 import type { Caller } from '../policies/caller.js';
 import { authorizeRecords, type Authorized, type Surface } from './authorize.js';
-import { execute, type Executor } from './execute/index.js';
+import { execute, type Executor, type Outcome } from './execute/index.js';
 import { answerFresh } from '../db/fresh.js';
 import type { PreparedPool, StatementPool } from '../db/preparedPool.js';
 import type { Freshness } from '../replicas/headers.js';
 import { operationOf, parseRequest, takesArrayBody, takesBody, type Body, type QueryParams, type RecordTarget } from './parse.js';
-import { planRequest } from './plan.js';
+import { planRequest } from './plan/index.js';
 import { respond, type Answer } from './respond.js';
+import { csvColumns, type CsvColumn } from './csv/export.js';
+import { csvCells, csvLines, withCsvLine } from './csv/import.js';
 
 /**
  * The record pipeline, for `/api/:table` and the owner's `/admin/tables/:name/records` alike:
@@ -53,6 +55,8 @@ export interface RecordCall {
   viewAs?: string;
   /** A bucket's create or replace: the file columns an upload found (files/), set after the metadata body; asked once the body was read. */
   file?(): Body;
+  /** The caller prefers CSV (`Accept: text/csv`): a list is answered as CSV. */
+  csv?: boolean;
 }
 
 /**
@@ -89,7 +93,9 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
   const { surface, target } = call;
   let { caller } = call;
   const operation = operationOf(target.action);
-  const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation, target.action);
+  // A create with `onConflict` may update: it needs the rules of PUT's upsert.
+  const action = target.action === 'create' && call.query.onConflict !== undefined ? 'upsert' : target.action;
+  const authorizeNow = () => authorizeRecords(cache, surface, target.table, caller, operation, action);
 
   // A body is read only after the table and the policy allowed the write.
   let authorized: Authorized | undefined;
@@ -102,20 +108,26 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     body = await call.readBody(takesArrayBody(target.action));
   }
 
-  const outcome = await answerFresh(cache, async () => {
+  let csv: CsvColumn[] | null = null;
+  const planAndRun = async (): Promise<Outcome> => {
     // A key verified under an older schema version may have been revoked since: it is checked again.
     if (caller.kind === 'user' && caller.key) caller = await deps.confirmCaller(caller);
     // The decision taken before the body holds while the schema it came from is still the loaded one.
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
-    const request = parseRequest(target, call.query, body, call.queryBytes);
+    // A CSV body's cells are read as the table's columns (json cells are JSON text).
+    const request = parseRequest(target, call.query, csvLines(body) ? csvCells(authorized.table, body as Body[]) : body, call.queryBytes);
     if (call.viewAs !== undefined && request.action === 'list') request.params.viewAs = call.viewAs;
     if (call.file && (request.action === 'create' || request.action === 'update')) request.file = call.file();
     const plan = planRequest(request, authorized, deps.cursorKey);
+    if (call.csv) csv = csvColumns(plan);
     if (!deps.readPool || operation !== 'read') return execute(deps, plan);
     // A read may go to a standby that replayed the schema it was planned with and what the caller wrote.
     const { minLsn = null, userId = null } = call.freshness ?? {};
     return execute({ ...deps, pool: await deps.readPool({ schemaLsn: cache.lsn, minLsn, userId }) }, plan);
-  });
+  };
+  // An error about a CSV body's record names the line it starts on.
+  const outcome = await answerFresh(cache, () => planAndRun().catch((error: unknown) => Promise.reject(withCsvLine(error, body))));
   if (target.action === 'delete') deps.deleted?.(target.table, target.id);
-  return respond(target.action, outcome);
+  if (target.action === 'delete-where' && outcome.kind === 'records') for (const id of outcome.ids ?? []) deps.deleted?.(target.table, String(id));
+  return respond(target.action, outcome, csv);
 }

@@ -4,7 +4,7 @@ import { quote } from '../../db/identifiers.js';
 import { buildStatement, listStatement } from './index.js';
 import { cursorKeyFrom } from '../query/cursor.js';
 import type { Access } from '../authorize.js';
-import { planRequest } from '../plan.js';
+import { planRequest } from '../plan/index.js';
 import type { ListParams } from '../query/parse.js';
 
 const KEY = cursorKeyFrom('build-test-secret');

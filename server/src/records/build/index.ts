@@ -1,7 +1,9 @@
-import type { Plan } from '../plan.js';
+import type { Plan } from '../plan/index.js';
 import { getStatement, listStatement } from './reads.js';
 import { deleteStatement, insertManyStatement, insertStatement, updateStatement, upsertStatement } from './writes.js';
 import type { Built } from './shared.js';
+import { aggregateStatement } from './aggregate.js';
+import { changeWhereStatement, countWhereStatement, upsertOnStatement } from './many.js';
 
 /**
  * Stage 4 of the record pipeline: plan -> SQL text and parameters (shared.ts says how statements are named and
@@ -29,5 +31,11 @@ export function buildStatement(plan: Plan): Built {
       return updateStatement(plan.table, plan.id, plan.changes, plan.scope, plan.writer);
     case 'delete':
       return deleteStatement(plan.table, plan.id, plan.scope, plan.writer);
+    case 'aggregate':
+      return aggregateStatement(plan.table, plan.query, plan.scope);
+    case 'change-where':
+      return plan.dryRun ? countWhereStatement(plan) : changeWhereStatement(plan);
+    case 'upsert-on':
+      return upsertOnStatement(plan);
   }
 }

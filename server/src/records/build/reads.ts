@@ -13,8 +13,8 @@ import { byId, cached, PRESENT, PUBLISHED_VERSION, TOTAL, VERSION, type Built } 
 
 export const KEY_PREFIX = '__basalt_k';
 
-/** The scope and the filters of a read, with their parameters from `$1`. */
-function readConditions(table: TableSchema, query: ListQuery, scope: Scope | null, parameters: SqlParameters): { sql: string[]; shape: string } {
+/** The scope and the filters of a read (or of a change by filter), with their parameters. */
+export function readConditions(table: TableSchema, query: Pick<ListQuery, 'conditions' | 'filter'>, scope: Scope | null, parameters: SqlParameters): { sql: string[]; shape: string } {
   const sql: string[] = [];
   const shape: string[] = [];
   if (scope) {
@@ -38,7 +38,7 @@ function readConditions(table: TableSchema, query: ListQuery, scope: Scope | nul
   return { sql, shape: shape.join(',') };
 }
 
-const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
+export const where = (parts: string[]) => (parts.length ? ` WHERE ${parts.join(' AND ')}` : '');
 
 /**
  * A page in one statement: the exact total (a scalar subquery, unless the caller asked for none) joined laterally to

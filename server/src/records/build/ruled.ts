@@ -23,7 +23,7 @@ const OK = '__basalt_ok';
 const POSITION = '__basalt_n';
 
 /** The read rule's verdict on the row `row`, as SQL. */
-function readableSql(read: Scope | null | 'none', row: string, parameters: SqlParameters): string {
+export function readableSql(read: Scope | null | 'none', row: string, parameters: SqlParameters): string {
   if (read === 'none') return 'FALSE';
   return read ? `(${scopeSql(read, row, parameters)}) IS TRUE` : 'TRUE';
 }

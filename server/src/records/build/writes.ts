@@ -72,15 +72,35 @@ export function insertStatement(table: TableSchema, values: Record<string, unkno
  * sent: the insert reads the arrays in order (`ORDER BY` their ordinality) and RETURNING follows the insert's order.
  */
 export function insertManyStatement(table: TableSchema, rows: Array<Record<string, unknown>>, writer: string | null): Built {
+  const insert = insertManyParts(table, rows, writer);
+  const statement = cached(table, `insert-many|${insert.shape}`, () => `${insert.text()} RETURNING *`);
+  return { statement, values: insert.parameters.values };
+}
+
+/** A bulk insert's parts: its text (without RETURNING), its shape, the array parameter of each column and the guards. */
+export interface InsertMany {
+  parameters: SqlParameters;
+  text(): string;
+  shape: string;
+  /** The `text[]` parameter holding each column's values, by column name. */
+  arrays: Map<string, string>;
+  /** The schema and account guards (true when the write may happen). */
+  guards: string;
+}
+
+export function insertManyParts(table: TableSchema, rows: Array<Record<string, unknown>>, writer: string | null): InsertMany {
   const parameters = new SqlParameters();
   const columns = table.columnList.filter((column) => rows.some((row) => row[column.name] !== undefined));
   const names = columns.map((column) => quote(column.name));
   const arrays: string[] = [];
+  const byColumn = new Map<string, string>();
   const aliases: string[] = [];
   const selected: string[] = [];
   const shape: string[] = [];
   columns.forEach((column, index) => {
-    arrays.push(parameters.bind(rows.map((row) => textOf(row[column.name])), 'text[]'));
+    const array = parameters.bind(rows.map((row) => textOf(row[column.name])), 'text[]');
+    arrays.push(array);
+    byColumn.set(column.name, array);
     aliases.push(`c${index}`);
     const value = `u.c${index}::${column.sqlType}`;
     if (rows.every((row) => row[column.name] !== undefined)) {
@@ -110,13 +130,13 @@ export function insertManyStatement(table: TableSchema, rows: Array<Record<strin
   }
   // Records that all leave every column to its default (a psql table with a serial id): one row per record, no arrays.
   const count = arrays.length ? null : parameters.bind(rows.length, 'integer');
-  const statement = cached(table, `insert-many|${shape.join(',')}|${writer !== null}`, () => {
+  const text = () => {
     const source = count === null ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS u(${[...aliases, 'n'].join(', ')})` : `generate_series(1, ${count}) AS u(n)`;
     // No column named: Postgres fills every column of the table with its default.
     const target = names.length ? ` (${names.join(', ')})` : '';
-    return `INSERT INTO ${quote(table.name)}${target} SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n RETURNING *`;
-  });
-  return { statement, values: parameters.values };
+    return `INSERT INTO ${quote(table.name)}${target} SELECT ${selected.join(', ')} FROM ${source} WHERE ${guards.join(' AND ')} ORDER BY u.n`;
+  };
+  return { parameters, text, shape: `${shape.join(',')}|${writer !== null}`, arrays: byColumn, guards: guards.join(' AND ') };
 }
 
 /** A coerced value as the text Postgres reads back into the column's type. */
@@ -127,7 +147,7 @@ function textOf(value: unknown): string | null {
 }
 
 /** The SET list of an update: the columns sent (never the id), and `updatedAt` when the table has it. */
-function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
+export function setList(table: TableSchema, columns: ColumnSchema[], value: (column: ColumnSchema, index: number) => string): string {
   const set = columns.filter((column) => column.name !== ID_COLUMN).map((column, index) => `${quote(column.name)} = ${value(column, index)}`);
   if (table.hasUpdatedAt) set.push(`${quote('updatedAt')} = now()`);
   // An update that changes nothing still has to touch the row to return it.

@@ -85,7 +85,9 @@ function resolve(parent: TableSchema, item: Extract<SelectItem, { kind: 'embed' 
 function columnsOf(table: TableSchema, items: SelectItem[] | null): ColumnSchema[] | null {
   if (items === null || items.some((item) => item.kind === 'star')) return null;
   return items.flatMap((item) => {
+    if (item.kind === 'aggregate') throw refused(`${item.fn}() is taken by lists only (GET on a table), not by single records or writes`);
     if (item.kind !== 'column') return [];
+    if (item.alias !== undefined) throw refused(`aliases name the items of a select with aggregates; "${item.alias}:${item.name}" has none`);
     const column = table.columns.get(item.name);
     if (!column) throw refused(`names an unknown column "${item.name}" of ${table.name}`);
     return [column];

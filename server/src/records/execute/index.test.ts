@@ -6,7 +6,7 @@ import { authorizeRecords } from '../authorize.js';
 import { execute } from './index.js';
 import { StaleSchemaError } from '../../db/fresh.js';
 import type { RecordRequest } from '../parse.js';
-import { planRequest } from '../plan.js';
+import { planRequest } from '../plan/index.js';
 
 /** The execute stage on a real Postgres: what each plan does to the rows, and how a write that did nothing says why. */
 

@@ -2,9 +2,11 @@ import { EXACT_COUNT_LIMIT } from '@basalt/contract';
 import { accountGone } from '../../errors.js';
 import { buildStatement, countsMaintained, estimateStatement, INSERTED, listStatement, TOTAL } from '../build/index.js';
 import { encodeCursor } from '../query/cursor.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../plan/index.js';
 import type { Executor, Outcome, Page } from './outcome.js';
 import { executeRuled, type RuledPlan } from './ruled.js';
+import { executeChangeWhere, executeUpsertOn } from './many.js';
+import { aggregateStatement } from '../build/aggregate.js';
 import { checkVersion, plannedRows, run, runShaped } from './run.js';
 import { checkReferences, noRecord, nothingWritten, record, selected, stillReferenced, unlessStale, updateOrCreate, withElementIndex } from './writes.js';
 
@@ -44,17 +46,38 @@ async function listPage(executor: Executor, plan: Extract<Plan, { kind: 'list' }
   return page;
 }
 
+/** A page of groups (query/aggregate.ts): no total; the cursor of its last group when more follow. */
+async function aggregatePage(executor: Executor, plan: Extract<Plan, { kind: 'aggregate' }>): Promise<Page> {
+  const { query } = plan;
+  const { records, first, keys } = await runShaped(executor.pool, aggregateStatement(plan.table, query, plan.scope), query.limit - 1);
+  checkVersion(plan.table, first);
+  const page: Page = { kind: 'page', rows: records, next: null };
+  if (query.limit > 0 && records.length > query.limit) {
+    records.length = query.limit;
+    page.next = encodeCursor(executor.cursorKey, query.binding, keys);
+  }
+  return page;
+}
+
+/** Writes whose answer is read back as their `select` asks (a delete's is cut from the rows it removed). */
+const READ_BACK = new Set<Plan['kind']>(['create', 'create-many', 'upsert', 'update-or-create', 'upsert-on']);
+
 export async function execute(executor: Executor, plan: Plan): Promise<Outcome> {
   const outcome = await executePlan(executor, plan);
-  return plan.kind === 'create' || plan.kind === 'create-many' || plan.kind === 'upsert' || plan.kind === 'update-or-create' ? selected(executor.pool, plan, outcome) : outcome;
+  return READ_BACK.has(plan.kind) || (plan.kind === 'change-where' && plan.op === 'update') ? selected(executor.pool, plan, outcome) : outcome;
 }
 
 async function executePlan(executor: Executor, plan: Plan): Promise<Outcome> {
   const { pool } = executor;
+  // Writes to many rows take their rules in their own statements (build/many.ts).
+  if (plan.kind === 'change-where') return executeChangeWhere(executor, plan);
+  if (plan.kind === 'upsert-on') return executeUpsertOn(executor, plan);
   if ('rules' in plan && plan.rules) return executeRuled(executor, plan as RuledPlan);
   switch (plan.kind) {
     case 'list':
       return listPage(executor, plan);
+    case 'aggregate':
+      return aggregatePage(executor, plan);
     case 'get': {
       const { records, first } = await runShaped(pool, buildStatement(plan));
       checkVersion(plan.table, first);

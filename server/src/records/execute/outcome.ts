@@ -1,6 +1,6 @@
 import type { StatementPool } from '../../db/preparedPool.js';
 import type { CursorKey } from '../query/cursor.js';
-import type { Row } from '../plan.js';
+import type { Row } from '../plan/index.js';
 
 /** What the execute stage needs of the process, and what it answers. */
 
@@ -28,7 +28,13 @@ export interface Page {
   next: string | null;
 }
 
-export type Outcome = Page | { kind: 'record'; row: Row; created: boolean } | { kind: 'records'; rows: Row[] };
+export type Outcome =
+  | Page
+  | { kind: 'record'; row: Row; created: boolean }
+  /** `changed`: a change by filter's rows (200, not a bulk insert's 201); `ids`: of the rows it changed or deleted. */
+  | { kind: 'records'; rows: Row[]; changed?: boolean; ids?: unknown[] }
+  /** A change by filter's `dryRun`. */
+  | { kind: 'matched'; matched: number };
 
 /** Written rows answered as `{ id }` because the caller may not read them (`rules`): a `select` never reads them back. */
 export const hiddenRows = new WeakSet<Row>();

@@ -4,7 +4,7 @@ import { accountGone, forbidden, referenceRefused } from '../../errors.js';
 import type { WriteRules } from '../authorize.js';
 import { deleteStatement, insertManyStatement, updateStatement } from '../build/writes.js';
 import { checkedWrite, READABLE, REFERENCE_REFUSED, ruledCreate, verdictStatement } from '../build/ruled.js';
-import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan.js';
+import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan/index.js';
 import { hiddenRows, type Executor, type Outcome } from './outcome.js';
 import { run } from './run.js';
 import { checkReferences, noRecord, stillReferenced, unlessStale, withElementIndex } from './writes.js';
@@ -21,7 +21,7 @@ export type RuledPlan = Ruled<'create'> | Ruled<'create-many'> | Ruled<'update-o
 
 const REFUSED = 'BR403';
 
-function refusal(table: TableSchema, operation: 'create' | 'update' | 'delete', extra: Partial<ForbiddenDetails> = {}): Error {
+export function refusal(table: TableSchema, operation: 'create' | 'update' | 'delete', extra: Partial<ForbiddenDetails> = {}): Error {
   const what = extra.check ? 'leave the record this way' : operation === 'create' ? 'create this record' : `${operation} this record`;
   const index = extra.index !== undefined ? `Record ${extra.index}: ` : '';
   return forbidden(`${index}The rules of ${table.name} do not allow this caller to ${what}`, { table: table.name, policy: 'rules', operation, ...extra });
@@ -38,7 +38,7 @@ function refusedBy(error: unknown): number | { reference: string } | undefined {
 }
 
 /** Rows as answered: the bookkeeping columns left out, and only `{ id }` of a row the caller may not read. */
-function answered(rows: Row[]): Row[] {
+export function answered(rows: Row[]): Row[] {
   return rows.map((row) => {
     if (row[READABLE] !== true) {
       const hidden = { [ID_COLUMN]: row[ID_COLUMN] };

@@ -2,7 +2,7 @@ import type { StatementPool } from '../../db/preparedPool.js';
 import type { TableSchema } from '../../db/schema.js';
 import { StaleSchemaError } from '../../db/fresh.js';
 import { KEY_PREFIX, PRESENT, VERSION, type Built } from '../build/index.js';
-import type { Row } from '../plan.js';
+import type { Row } from '../plan/index.js';
 
 /** Running a built statement on the record pool, and reading its bookkeeping columns apart from the records. */
 

@@ -4,7 +4,7 @@ import type { TableSchema } from '../../db/schema.js';
 import { StaleSchemaError } from '../../db/fresh.js';
 import { accountGone, conflict, notFound, referenceConflict, referenceRefused, uniqueKeyOf } from '../../errors.js';
 import { buildStatement, existsStatement, getManyStatement, getStatement, insertStatement, readableStatement } from '../build/index.js';
-import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan.js';
+import { missingColumnError, type Plan, type ReferenceCheck, type Row } from '../plan/index.js';
 import { hiddenRows, type Executor, type Outcome } from './outcome.js';
 import { run, runShaped } from './run.js';
 

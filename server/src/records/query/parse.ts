@@ -9,6 +9,7 @@ import {
   MAX_EMBED_ROWS,
   MAX_LIST_VALUES,
   MAX_QUERY_BYTES,
+  MAX_CHANGED_RECORDS,
   OPERATORS,
   RESERVED_PARAMETERS,
   FILTER_PARAMETER,
@@ -196,6 +197,17 @@ export function parseListParams(params: QueryParams, queryBytes = 0): ListParams
   for (const key of NOT_TAKEN_BY_LISTS) {
     if (params[key] !== undefined) throw invalidParameter(key, `${key} is not taken by a list (it is for changes by filter and upserts)`);
   }
+  if (select?.some((item) => item.kind === 'aggregate')) {
+    // Groups have no total, and embeds no rows to hang from (API.md, "Part 2 in detail").
+    if (params.count !== undefined) throw invalidParameter('count', 'count is not taken with aggregates: a list of groups has no total');
+    if (select.some((item) => item.kind === 'embed') || Object.keys(embedOptions).length > 0) throw invalidParameter('select', 'select: embeds cannot be combined with aggregates');
+  }
+  const { filters, filter } = parseFilters(params);
+  return { limit, offset, order, filters, select, embedOptions, after, count: count as CountMode, filter };
+}
+
+/** The filters of a request (`<column>[op]=v`, and `filter=` counting as one), any other parameter skipped. */
+function parseFilters(params: QueryParams): { filters: FilterParam[]; filter: string | null } {
   const filter = single(params, FILTER_PARAMETER) ?? null;
   const filters: FilterParam[] = [];
   for (const key of Object.keys(params)) {
@@ -204,5 +216,47 @@ export function parseListParams(params: QueryParams, queryBytes = 0): ListParams
     if (filters.length + (filter === null ? 0 : 1) === MAX_FILTERS) throw invalidParameter(key, `At most ${MAX_FILTERS} filters per request`);
     filters.push(parseFilter(key, single(params, key)!));
   }
-  return { limit, offset, order, filters, select, embedOptions, after, count: count as CountMode, filter };
+  return { filters, filter };
+}
+
+/** A change by filter (PATCH or DELETE on a table): which rows, how many at most, and whether only to count them. */
+export interface ChangeParams {
+  filters: FilterParam[];
+  filter: string | null;
+  /** 1 to MAX_CHANGED_RECORDS: more matching rows refuse the change (400 naming `limit`). */
+  limit: number;
+  dryRun: boolean;
+}
+
+/** Parameters a change by filter refuses: it has no order or paging, and always answers its rows. */
+const NOT_TAKEN_BY_CHANGES = ['order', 'after', 'offset', 'count', 'onConflict'] as const;
+
+function flag(params: QueryParams, name: string): boolean {
+  const value = single(params, name);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw invalidParameter(name, `${name} must be true or false`);
+}
+
+/**
+ * A change by filter's parameters (API.md, "Query language, part 2"): at least one filter or `all=true` (else 400
+ * naming `filter`), `limit` 1 to 1,000 (default 1,000, above clamped), `dryRun`.
+ */
+export function parseChangeParams(params: QueryParams, queryBytes = 0): ChangeParams {
+  if (queryBytes > MAX_QUERY_BYTES) throw invalidParameter('query', `The query string is longer than ${MAX_QUERY_BYTES} bytes`);
+  for (const key of NOT_TAKEN_BY_CHANGES) {
+    if (params[key] !== undefined) throw invalidParameter(key, `${key} is not taken by a change by filter: it changes every matching record, up to limit`);
+  }
+  const given = wholeNumber(params, 'limit');
+  if (given === 0) throw invalidParameter('limit', `limit must be from 1 to ${MAX_CHANGED_RECORDS}`);
+  const limit = Math.min(given ?? MAX_CHANGED_RECORDS, MAX_CHANGED_RECORDS);
+  const all = flag(params, 'all');
+  const dryRun = flag(params, 'dryRun');
+  // `select` and embed options shape the answer (parsed by the caller).
+  parseSelection(params);
+  const { filters, filter } = parseFilters(params);
+  if (filters.length === 0 && filter === null && !all) {
+    throw invalidParameter(FILTER_PARAMETER, 'A change by filter needs at least one filter (or filter=), or all=true to change every record');
+  }
+  return { filters, filter, limit, dryRun };
 }

@@ -1,4 +1,4 @@
-import { MAX_EMBED_DEPTH } from '@basalt/contract';
+import { AGGREGATE_FUNCTIONS, MAX_EMBED_DEPTH, SELECT_ALIAS, type AggregateFunction } from '@basalt/contract';
 import { invalidParameter } from '../../errors.js';
 
 /**
@@ -7,7 +7,23 @@ import { invalidParameter } from '../../errors.js';
  * schema: the plan resolves names to columns and relations.
  */
 
-export type SelectItem = { kind: 'star' } | { kind: 'column'; name: string } | { kind: 'embed'; name: string; column: string | null; items: SelectItem[] };
+export type SelectItem =
+  | { kind: 'star' }
+  | { kind: 'column'; name: string; alias?: string }
+  | { kind: 'embed'; name: string; column: string | null; items: SelectItem[] }
+  /** `count()`, `sum(score)`, ... (query/aggregate.ts): top level only. */
+  | { kind: 'aggregate'; fn: AggregateFunction; column: string | null; alias?: string };
+
+const isAggregate = (word: string): word is AggregateFunction => (AGGREGATE_FUNCTIONS as readonly string[]).includes(word);
+
+/** `alias:rest`: the alias when the word has one (a plain name before the first colon). */
+function splitAlias(word: string): { alias?: string; rest: string } {
+  const colon = word.indexOf(':');
+  if (colon < 0) return { rest: word };
+  const alias = word.slice(0, colon);
+  if (!SELECT_ALIAS.test(alias)) throw refused(`has an invalid alias "${alias}": a letter or _, then letters, digits or _`);
+  return { alias, rest: word.slice(colon + 1) };
+}
 
 const NAME = /^[^,().\s]+$/;
 
@@ -21,8 +37,17 @@ export function parseSelectList(text: string): SelectItem[] {
     for (;;) {
       const start = at;
       while (at < text.length && !',()'.includes(text[at]!)) at++;
-      const word = text.slice(start, at);
-      if (text[at] === '(') {
+      const { alias, rest: word } = splitAlias(text.slice(start, at));
+      if (text[at] === '(' && isAggregate(word)) {
+        if (depth > 0) throw refused(`cannot use ${word}() inside an embed`);
+        const close = text.indexOf(')', at);
+        const inner = close < 0 ? '' : text.slice(at + 1, close);
+        if (close < 0 || /[,(]/.test(inner)) throw refused(`${word}(...) takes one column (count() none)`);
+        if (word === 'count' ? inner !== '' : !NAME.test(inner)) throw refused(word === 'count' ? 'count() counts rows: it takes no column' : `${word}(...) takes one column name`);
+        at = close + 1;
+        list.push({ kind: 'aggregate', fn: word, column: word === 'count' ? null : inner, ...(alias !== undefined ? { alias } : {}) });
+      } else if (text[at] === '(') {
+        if (alias !== undefined) throw refused(`cannot alias the embed "${word}": its key is its name`);
         if (depth >= MAX_EMBED_DEPTH) throw refused(`embeds at most ${MAX_EMBED_DEPTH} levels deep`);
         const dot = word.indexOf('.');
         const name = dot < 0 ? word : word.slice(0, dot);
@@ -33,12 +58,12 @@ export function parseSelectList(text: string): SelectItem[] {
         if (text[at] !== ')') throw refused('has an unclosed parenthesis');
         at++;
         list.push({ kind: 'embed', name, column, items: inner });
-      } else if (word === '*') {
+      } else if (word === '*' && alias === undefined) {
         list.push({ kind: 'star' });
       } else if (NAME.test(word)) {
-        list.push({ kind: 'column', name: word });
+        list.push({ kind: 'column', name: word, ...(alias !== undefined ? { alias } : {}) });
       } else {
-        throw refused(`must be *, column names and embeds, comma-separated; got "${word}"`);
+        throw refused(`must be *, column names, aggregates and embeds, comma-separated; got "${text.slice(start, at)}"`);
       }
       if (text[at] !== ',') return list;
       at++;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { refusal } from '../../test/fixtures/refusal.js';
-import { column, counters, table, todos } from '../../test/fixtures/tables.js';
-import type { Access, Authorized } from './authorize.js';
-import { planRequest, type Plan } from './plan.js';
-import type { RecordRequest } from './parse.js';
-import { cursorKeyFrom } from './query/cursor.js';
-import type { ListParams } from './query/parse.js';
+import { refusal } from '../../../test/fixtures/refusal.js';
+import { column, counters, table, todos } from '../../../test/fixtures/tables.js';
+import type { Access, Authorized } from '../authorize.js';
+import { planRequest, type Plan } from './index.js';
+import type { RecordRequest } from '../parse.js';
+import { cursorKeyFrom } from '../query/cursor.js';
+import type { ListParams } from '../query/parse.js';
 
 const memberAccess: Access = { scope: { kind: 'owner', ownerColumn: 'user_id', userId: 'member-1' }, surface: 'api', writer: 'member-1' };
 const ownerTools: Access = { scope: null, surface: 'admin', writer: null };

@@ -1,68 +1,13 @@
 import { ID_COLUMN } from '@basalt/contract';
-import type { TableSchema } from '../db/schema.js';
-import { ApiError, invalidField, invalidParameter, notFound, referenceRefused } from '../errors.js';
-import { randomId } from '../ids.js';
-import type { Access, Authorized, Scope, WriteRules } from './authorize.js';
-import { missingOnCreate, validateRecordBody } from './body.js';
-import type { RecordRequest, Selected } from './parse.js';
-import type { CursorKey } from './query/cursor.js';
-import { planListQuery, type ListQuery } from './query/plan.js';
-import { planSelection, type Selection } from './embed/plan.js';
-import { coerceValue, generateId } from './values.js';
+import type { TableSchema } from '../../db/schema.js';
+import { ApiError, invalidField, notFound, referenceRefused } from '../../errors.js';
+import { randomId } from '../../ids.js';
+import type { Access, Authorized } from '../authorize.js';
+import { missingOnCreate, validateRecordBody } from '../body.js';
+import { coerceValue, generateId } from '../values.js';
+import type { Plan, ReferenceCheck, Row } from './types.js';
 
-/**
- * Stage 3 of the record pipeline: the request and the caller's access -> a plain value saying exactly what to do.
- * Every value is coerced, the body validated, the owner scope and the writer set; the SQL is built from this alone.
- */
-
-export type Row = Record<string, unknown>;
-
-/** A reference column whose values must name rows the writer owns in the referenced owner-scoped table. */
-export interface ReferenceCheck {
-  column: string;
-  table: TableSchema;
-  scope: Scope;
-}
-
-export type Plan =
-  | { kind: 'list'; table: TableSchema; query: ListQuery; scope: Scope | null }
-  | { kind: 'get'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; selection?: Selection }
-  | { kind: 'create'; table: TableSchema; values: Row; writer: string | null; references: ReferenceCheck[]; selection?: Selection; rules?: WriteRules }
-  /** A bulk insert: every element validated like a create, all inserted by one statement in the order sent. */
-  | { kind: 'create-many'; table: TableSchema; rows: Row[]; writer: string | null; references: ReferenceCheck[]; selection?: Selection; rules?: WriteRules }
-  /** Create-or-update in one statement: the body can create the record and the id is unique. */
-  | {
-      kind: 'upsert';
-      table: TableSchema;
-      rawId: string;
-      insertValues: Row;
-      changes: Row;
-      scope: Scope | null;
-      writer: string | null;
-      references: ReferenceCheck[];
-      selection?: Selection;
-    }
-  /**
-   * PUT whose body could not create the record (or whose table's id is not unique): update it, and only if there is
-   * none create it, or say which required columns the body lacks.
-   */
-  | {
-      kind: 'update-or-create';
-      table: TableSchema;
-      id: unknown;
-      rawId: string;
-      insertValues: Row;
-      changes: Row;
-      missing: string[];
-      scope: Scope | null;
-      writer: string | null;
-      references: ReferenceCheck[];
-      selection?: Selection;
-      rules?: WriteRules;
-      /** An update only (`update`): no row to update is 404, never a create. */
-      updateOnly?: boolean;
-    }
-  | { kind: 'delete'; table: TableSchema; id: unknown; rawId: string; scope: Scope | null; writer: string | null; rules?: WriteRules };
+/** The plans of one record's writes: a create (or a bulk insert of many creates), PUT, PATCH, DELETE. */
 
 /** The path id coerced to the id column's type; an id that cannot be one names no record (404). */
 export function coerceId(table: TableSchema, raw: string): unknown {
@@ -79,7 +24,7 @@ export function missingColumnError(table: TableSchema, missing: string[]) {
 }
 
 /** A bucket's rows are created by uploads alone (API.md, Part 2 in detail, Files): 400 naming the body. */
-function uploadsOnly(table: TableSchema): ApiError {
+export function uploadsOnly(table: TableSchema): ApiError {
   return invalidField('body', `${table.name} is a bucket: its records are created by uploading a file (POST /files/${table.name}); PUT changes an existing file's metadata only`);
 }
 
@@ -87,7 +32,7 @@ function uploadsOnly(table: TableSchema): ApiError {
  * References the writer's policies limit: into a table they cannot read at all, refused here; into an owner-scoped
  * one, only their own rows, checked by the execute stage. Unlimited references are the foreign key's to check.
  */
-function referenceChecks(access: Access, rows: Row[]): ReferenceCheck[] {
+export function referenceChecks(access: Access, rows: Row[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
   for (const limit of access.references ?? []) {
     const index = rows.findIndex((row) => row[limit.column] !== undefined && row[limit.column] !== null);
@@ -98,7 +43,7 @@ function referenceChecks(access: Access, rows: Row[]): ReferenceCheck[] {
   return checks;
 }
 
-function planCreate({ table, access }: Authorized, body: Row, file?: Row): Extract<Plan, { kind: 'create' }> {
+export function planCreate({ table, access }: Authorized, body: Row, file?: Row): Extract<Plan, { kind: 'create' }> {
   if (table.bucket && !file) throw uploadsOnly(table);
   const values = validateRecordBody(table, body, access.surface);
   // An upload's file columns (files/upload.ts): set by the server from the bytes and the caller, after the metadata.
@@ -119,7 +64,7 @@ function planCreate({ table, access }: Authorized, body: Row, file?: Row): Extra
 }
 
 /** Each element planned as a create; an error names the element (`index`) and, where there is one, the field. */
-function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
+export function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
   if (authorized.table.bucket) throw uploadsOnly(authorized.table);
   const rows = bodies.map((body, index) => {
     try {
@@ -145,7 +90,7 @@ function planCreateMany(authorized: Authorized, bodies: Row[]): Plan {
  * The owner column of a create: under owner-scoped the caller whatever the body says; under `rules` the caller when
  * the body leaves it out and the create rule has the conjunct `<owner> = @auth.id`.
  */
-function setOwner(table: TableSchema, access: Access, values: Row): void {
+export function setOwner(table: TableSchema, access: Access, values: Row): void {
   if (!access.rules) {
     if (access.scope?.kind === 'owner') values[access.scope.ownerColumn] = access.scope.userId;
     return;
@@ -159,14 +104,14 @@ function setOwner(table: TableSchema, access: Access, values: Row): void {
  * PUT creates the record at the path id or updates it (then only the columns sent). Under owner-scoped the owner
  * column is the caller's on create and never changes on update.
  */
-function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Plan {
+export function planUpsert({ table, access }: Authorized, rawId: string, body: Row): Plan {
   const id = coerceId(table, rawId);
   const changes = validateRecordBody(table, body, access.surface);
   return planPut({ table, access }, id, rawId, changes);
 }
 
 /** An update of an existing record only: its changes, and a replaced file's columns (files/). */
-function planUpdate({ table, access }: Authorized, rawId: string, body: Row, file?: Row): Plan {
+export function planUpdate({ table, access }: Authorized, rawId: string, body: Row, file?: Row): Plan {
   const id = coerceId(table, rawId);
   const changes = validateRecordBody(table, body, access.surface);
   if (file) Object.assign(changes, file);
@@ -200,38 +145,3 @@ function planPut({ table, access }: Authorized, id: unknown, rawId: string, chan
   return { kind: 'update-or-create', table, id, rawId, insertValues, changes, missing, scope, writer, references };
 }
 
-/**
- * What a written record is answered with: the selection asked (columns and embeds), read back after the write. Under
- * a read rule that refuses the caller every row, a write answers `{ id }` only, and a `select` is 400 before writing.
- */
-function withSelection<P extends Plan>(plan: P, selected: Selected | undefined, authorized: Authorized): P {
-  if (!selected) return plan;
-  if (authorized.access.rules?.read === 'none') {
-    throw invalidParameter('select', `select: the rules of ${authorized.table.name} do not let this caller read what they write`);
-  }
-  return { ...plan, selection: planSelection(authorized.table, selected.select, selected.embedOptions, authorized.relations) };
-}
-
-export function planRequest(request: RecordRequest, authorized: Authorized, cursorKey: CursorKey): Plan {
-  const { table, access } = authorized;
-  switch (request.action) {
-    case 'list':
-      return { kind: 'list', table, query: planListQuery(table, request.params, cursorKey, authorized.relations), scope: access.scope };
-    case 'get': {
-      const id = coerceId(table, request.id);
-      if (!request.select && !request.embedOptions) return { kind: 'get', table, id, rawId: request.id, scope: access.scope };
-      const selection = planSelection(table, request.select ?? null, request.embedOptions ?? {}, authorized.relations);
-      return { kind: 'get', table, id, rawId: request.id, scope: access.scope, selection };
-    }
-    case 'create':
-      return withSelection(planCreate(authorized, request.body, request.file), request.select, authorized);
-    case 'create-many':
-      return withSelection(planCreateMany(authorized, request.bodies), request.select, authorized);
-    case 'upsert':
-      return withSelection(planUpsert(authorized, request.id, request.body), request.select, authorized);
-    case 'update':
-      return withSelection(planUpdate(authorized, request.id, request.body, request.file), request.select, authorized);
-    case 'delete':
-      return { kind: 'delete', table, id: coerceId(table, request.id), rawId: request.id, scope: access.scope, writer: access.writer, ...(access.rules ? { rules: access.rules } : {}) };
-  }
-}
