@@ -1,28 +1,34 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { OrderDirection, TableInfo } from '@basalt/contract';
+import type { TableInfo } from '@basalt/contract';
 import { DEFAULT_LIMIT } from '@basalt/contract';
 import type { TableListQuery, UntypedRow } from '@basalt/client';
 import { client } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { ACTIONS_COLUMN, DataTableHead, type HeadColumn } from '../../components/DataTableHead';
 import { ListState } from '../../components/ListState';
 import { Empty } from '../../components/States';
 import { describeError, fieldOfError } from '../../errors';
 import { keys, useRecords } from '../../queries';
-import { FilterInput } from './FilterInput';
+import { ExportButton } from './csv/ExportButton';
+import { ImportPanel } from './csv/ImportPanel';
 import { columnOfParameter, toFilter, type FilterDraft } from './filters';
+import { filterOfGroup } from './groups/groupQuery';
+import { GroupByPanel } from './groups/GroupByPanel';
+import { LiveBadge } from './LiveBadge';
 import { useCursorPages } from './paging';
 import { Pager } from './Pager';
 import { RecordForm } from './RecordForm';
-import { formatCell, recordId as idOf } from './values';
-import { ReferenceCell } from './references/ReferenceCell';
+import { RecordsTable, type Order } from './RecordsTable';
+import { BulkBar } from './selection/BulkBar';
+import { useRowSelection } from './selection/useRowSelection';
+import { recordId as idOf } from './values';
 import { useReferenceLabels } from './references/useReferenceLabels';
 import { useLiveRecords } from './useLiveRecords';
 import './records.css';
 
-type Order = { column: string; direction: OrderDirection } | null;
 type Editing = { mode: 'create' } | { mode: 'edit'; row: UntypedRow } | null;
+/** The panel open above the grid, if any. */
+type Tool = 'import' | 'groups' | null;
 
 /** Header clicks cycle ascending, descending, unsorted (the server then orders by id). */
 function nextOrder(order: Order, column: string): Order {
@@ -43,13 +49,16 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
   });
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<UntypedRow | null>(null);
+  const [tool, setTool] = useState<Tool>(null);
+  const [notice, setNotice] = useState<string | undefined>();
   const isBucket = table.kind === 'files';
 
   // Filters on columns that were dropped meanwhile would make every request a 400: only existing columns count.
   const columnNames = new Set(table.columns.map((column) => column.name));
   const activeFilters = toFilter(filters, table.columns);
   const query: TableListQuery = { limit, after: paging.after, filter: activeFilters };
-  if (order && columnNames.has(order.column)) query.order = `${order.column}.${order.direction}`;
+  const activeOrder = order && columnNames.has(order.column) ? order : null;
+  if (activeOrder) query.order = `${activeOrder.column}.${activeOrder.direction}`;
   const records = useRecords(table.name, query);
   const live = useLiveRecords(table.name);
 
@@ -77,44 +86,17 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
 
   const total = records.data?.total ?? 0;
   const rows = records.data?.data ?? [];
+  const selection = useRowSelection(rows, JSON.stringify(query));
   const labels = useReferenceLabels(table, rows);
   const badParameter = records.isError ? columnOfParameter(fieldOfError(records.error)) : undefined;
   const hasFilters = Object.keys(activeFilters).length > 0;
-  const head: HeadColumn[] = [
-    ...table.columns.map((column) => ({
-      key: column.name,
-      label: column.name,
-      type: column.type,
-      sort: {
-        direction: order?.column === column.name ? order.direction : null,
-        onSort: () => {
-          setOrder(nextOrder(order, column.name));
-          paging.reset();
-        },
-      },
-    })),
-    // Sticky at the right edge of a wide grid (records.css).
-    { ...ACTIONS_COLUMN, className: 'row-actions' },
-  ];
+  const toggleTool = (next: Exclude<Tool, null>) => setTool((current) => (current === next ? null : next));
 
   return (
     <section className="card card-flush records" aria-labelledby="records-title">
       <div className="card-header records-toolbar">
         <h2 id="records-title">Records</h2>
-        {live.status === 'live' ? (
-          <span className="live-badge" role="status" title="New, changed and deleted rows show up here as they happen">
-            <span className="live-dot" aria-hidden="true" />
-            Live
-          </span>
-        ) : live.status === 'connecting' ? (
-          <span className="live-badge live-stopped" role="status" title="Rows written by others show up here once the live stream is open">
-            Connecting…
-          </span>
-        ) : (
-          <span className="live-badge live-stopped" role="status" title={live.reason}>
-            Live updates stopped
-          </span>
-        )}
+        <LiveBadge live={live} />
         <div className="toolbar-actions">
           {hasFilters && (
             <button type="button" className="button button-small button-quiet" onClick={() => {
@@ -124,7 +106,16 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
               Clear filters
             </button>
           )}
-          {/* A bucket's rows are made by uploads (its files panel), never typed in. */}
+          <button type="button" className="button button-small" aria-pressed={tool === 'groups'} onClick={() => toggleTool('groups')}>
+            Group by
+          </button>
+          <ExportButton table={table.name} filter={activeFilters} order={query.order} hasFilters={hasFilters} />
+          {/* A bucket's rows are made by uploads (its files panel), never typed in or imported. */}
+          {!isBucket && (
+            <button type="button" className="button button-small" aria-pressed={tool === 'import'} onClick={() => toggleTool('import')}>
+              Import CSV
+            </button>
+          )}
           {!isBucket && (
             <button type="button" className="button button-primary button-small" onClick={() => setEditing({ mode: 'create' })} disabled={editing !== null}>
               New record
@@ -132,6 +123,16 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
           )}
         </div>
       </div>
+
+      {tool === 'import' && <ImportPanel table={table} onImported={refreshAfterWrite} onClose={() => setTool(null)} />}
+      {tool === 'groups' && (
+        <GroupByPanel
+          table={table}
+          filter={activeFilters}
+          onClose={() => setTool(null)}
+          onPick={(column, value) => setFilter(column, filterOfGroup(value))}
+        />
+      )}
 
       {editing && (
         <RecordForm
@@ -147,6 +148,20 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         />
       )}
 
+      {notice && (
+        <p className="notice records-notice" role="status">
+          {notice}
+        </p>
+      )}
+      <BulkBar
+        table={table}
+        selection={selection}
+        onChanged={(message) => {
+          setNotice(message);
+          refreshAfterWrite();
+        }}
+      />
+
       {/* The header and its filters stay on an error and when nothing matches: the filter at fault is fixed there. */}
       <ListState
         query={records}
@@ -157,55 +172,32 @@ export function RecordsPanel({ table, recordId }: { table: TableInfo; recordId?:
         isEmpty={(page) => page.data.length === 0}
         empty={
           <Empty title={hasFilters ? 'No records match these filters' : 'No records yet'}>
-            {!hasFilters && (isBucket ? <p>Upload a file above: each file is a row.</p> : <p>Add one here, or through the API at /api/{table.name}.</p>)}
+            {!hasFilters && (isBucket ? <p>Upload a file above: each file is a row.</p> : <p>Add one here, import a CSV file, or write through the API at /api/{table.name}.</p>)}
           </Empty>
         }
       >
         {(_page, empty) => (
           <div className="table-scroll">
-            <table className="data-table grid" aria-label={`Records of ${table.name}`} aria-busy={records.isFetching}>
-              <DataTableHead columns={head}>
-                <tr className="filter-row">
-                  {table.columns.map((column) => (
-                    <td key={column.name}>
-                      <FilterInput column={column} value={filters[column.name]} invalid={badParameter === column.name} onCommit={(value) => setFilter(column.name, value)} />
-                    </td>
-                  ))}
-                  <td className="row-actions" />
-                </tr>
-              </DataTableHead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={String(row.id)}>
-                    {table.columns.map((column) => {
-                      if (column.references) return <ReferenceCell key={column.name} column={{ ...column, references: column.references }} value={row[column.name]} labels={labels.get(column.name)} />;
-                      const cell = formatCell(row[column.name]);
-                      return (
-                        <td key={column.name} className={`cell cell-${column.type}${cell.isNull ? ' cell-null' : ''}`} title={cell.text}>
-                          {cell.text}
-                        </td>
-                      );
-                    })}
-                    <td className="row-actions">
-                      <button type="button" className="button button-small" onClick={() => setEditing({ mode: 'edit', row })} aria-label={`Edit record ${String(row.id)}`}>
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        className="button button-small button-danger-quiet"
-                        onClick={() => {
-                          remove.reset();
-                          setDeleting(row);
-                        }}
-                        aria-label={`Delete record ${String(row.id)}`}
-                      >
-                        Delete
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <RecordsTable
+              table={table}
+              rows={rows}
+              labels={labels}
+              busy={records.isFetching}
+              order={order}
+              onSort={(column) => {
+                setOrder(nextOrder(order, column));
+                paging.reset();
+              }}
+              filters={filters}
+              badParameter={badParameter}
+              onFilter={setFilter}
+              selection={selection}
+              onEdit={(row) => setEditing({ mode: 'edit', row })}
+              onDelete={(row) => {
+                remove.reset();
+                setDeleting(row);
+              }}
+            />
             {empty}
           </div>
         )}

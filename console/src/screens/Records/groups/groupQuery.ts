@@ -1,4 +1,3 @@
-import type { Parameters } from '../query/parameters';
 import type { FilterDraft } from '../filters';
 
 /** The key of the rows' count in each group: `count`, unless the grouped column is itself named so. */
@@ -7,13 +6,12 @@ export function countKeyFor(column: string): string {
 }
 
 /**
- * One page of a column's groups with their rows counted, largest first (ties by the value, as the server orders
- * them): `select=<col>,count()&order=count.desc`, after the grid's filters.
+ * A column's groups with their rows counted, largest first (`select=<col>,count()&order=count.desc`), as the client's
+ * aggregate takes them.
  */
-export function groupParameters(column: string, filters: Parameters, limit: number, after: string | null): Array<readonly [string, string]> {
+export function groupCounts(column: string) {
   const countKey = countKeyFor(column);
-  const count = countKey === 'count' ? 'count()' : `${countKey}:count()`;
-  return [...filters, ['select', `${column},${count}`], ['order', `${countKey}.desc`], ['limit', String(limit)], ...(after === null ? [] : [['after', after] as const])];
+  return { aggregates: { groupBy: [column], count: countKey === 'count' ? (true as const) : countKey }, order: `${countKey}.desc` as const, countKey };
 }
 
 /** The grid's filter that shows one group's rows: equality with its value, `is null` for the group of nulls. */
