@@ -1,3 +1,6 @@
+import type { QueryValue } from './http.js';
+import type { Exchange } from './transport.js';
+
 /**
  * CSV in and out of a table (API.md, "Query language, part 2"): the server writes and reads the cells; the client
  * only pages an export and sends an import's text as it is.
@@ -33,4 +36,19 @@ export function appendCsvPage(sofar: string, page: string): string {
   if (!rows) return sofar;
   const text = sofar + rows;
   return text.endsWith('\n') ? text : text + (page.includes('\r\n') ? '\r\n' : '\n');
+}
+
+/**
+ * Every page of a list asked as CSV (`Accept: text/csv`) from `path` with `params`, following `Link: rel="next"`, as
+ * one text with the header row once.
+ */
+export async function fetchCsvPages(exchange: Exchange, path: string, params: Record<string, QueryValue | undefined>): Promise<string> {
+  let csv = '';
+  let after: string | null = null;
+  do {
+    const answer: { body: string; headers: Headers } = await exchange<string>({ method: 'GET', path, query: { ...params, after: after ?? undefined }, accept: CSV_MEDIA_TYPE });
+    csv = appendCsvPage(csv, answer.body);
+    after = nextCursor(answer.headers.get('link'));
+  } while (after);
+  return csv;
 }

@@ -34,6 +34,12 @@ describe('TableClient, query language part 2 (requests and answers)', () => {
     expect(Object.fromEntries(calls[1]!.url.searchParams)).toEqual({ limit: '1', order: 'title.asc', select: 'id,title', after: 'c1', count: 'none', done: 'false' });
   });
 
+  it('exports the groups of an aggregate as CSV, every page', async () => {
+    const { calls, client } = clientAnswering(csv('status,n\nopen,2\n', '</api/t?after=g1>; rel="next"'), csv('status,n\nclosed,1\n'));
+    expect(await client.from('t').exportAggregateCsv({ groupBy: ['status'], count: 'n' }, { order: 'n.desc' })).toBe('status,n\nopen,2\nclosed,1\n');
+    expect(calls.map((call) => decodeURIComponent(call.url.search))).toEqual(['?limit=100&order=n.desc&select=status,n:count()', '?limit=100&order=n.desc&select=status,n:count()&after=g1']);
+  });
+
   it('imports CSV as text/csv and answers the rows; onConflict makes it an upsert', async () => {
     const { calls, client } = clientAnswering(json(201, { data: [{ id: '1', email: 'a@x' }] }));
     const rows = await client.from('people').importCsv('email\na@x\n', { onConflict: 'email' });

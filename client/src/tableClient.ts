@@ -1,6 +1,6 @@
 import { MAX_LIMIT, type DataResponse, type TransformOptions } from '@basalt/contract';
 import { aggregateSelect, type AggregatePage, type AggregateQuery, type AggregateRow, type Aggregates } from './aggregates.js';
-import { CSV_MEDIA_TYPE, appendCsvPage, nextCursor } from './csv.js';
+import { CSV_MEDIA_TYPE, fetchCsvPages } from './csv.js';
 import type { Bucket, DownloadOptions, FileBody, FileRow, ReplaceOptions, UploadOptions, UrlOptions } from './files.js';
 import { segment, type QueryValue } from './http.js';
 import { changeParameters, listParameters, selectText, type LooseListQuery } from './queryParameters.js';
@@ -210,19 +210,12 @@ export class TableClient<Row = UntypedRow, Insert = Partial<Row>, Update = Parti
    * and text starting with `= + - @` (or a tab or carriage return) behind a `'` so spreadsheets never run it.
    */
   async exportCsv(query: CsvQuery<Row> = {}): Promise<string> {
-    let csv = '';
-    let after: string | null = null;
-    do {
-      const answer: { body: string; headers: Headers } = await this.exchange<string>({
-        method: 'GET',
-        path: this.basePath,
-        query: listParameters({ limit: MAX_LIMIT, ...query, after, count: 'none' } as LooseListQuery),
-        accept: CSV_MEDIA_TYPE,
-      });
-      csv = appendCsvPage(csv, answer.body);
-      after = nextCursor(answer.headers.get('link'));
-    } while (after);
-    return csv;
+    return fetchCsvPages(this.exchange, this.basePath, listParameters({ limit: MAX_LIMIT, ...query, count: 'none' } as LooseListQuery));
+  }
+
+  /** The groups of `aggregate` as one CSV text (a header row of the group columns and aliases), every page. */
+  async exportAggregateCsv<const A extends Aggregates<Row>>(aggregates: A, query: Omit<AggregateQuery<Row, A>, 'after'> = {}): Promise<string> {
+    return fetchCsvPages(this.exchange, this.basePath, this.aggregateParameters(aggregates, { limit: MAX_LIMIT, ...query } as AggregateQuery<Row, A>));
   }
 
   /**

@@ -252,6 +252,8 @@ describe('exportCsv and importCsv', () => {
     expect(csv).toContain(`'+1,5,false,`);
     expect(csv).toMatch(/^"",,false,$/m);
     expect(lines).toHaveLength(1 + 5 + 1);
+    // Groups as CSV.
+    expect(await alice.from('tasks').exportAggregateCsv({ groupBy: ['status'], count: 'n', max: { top: 'score' } }, { filter: { status: 'csv' }, limit: 1 })).toBe('status,n,top\ncsv,5,5\n');
     // The owner's route exports too, past the policy.
     const ownerCsv = await owner.admin.from('tasks').exportCsv({ filter: { title: 'csv a' }, select: ['title', 'user_id'] });
     expect(ownerCsv.trimEnd().split(/\r?\n/)).toEqual(['title,user_id', `csv a,${aliceId}`]);

@@ -169,6 +169,8 @@ export async function queryLanguagePart2(): Promise<void> {
   }
   const csv: string = await todos.exportCsv({ filter: { done: false }, select: ['id', 'title'], order: 'title.asc' });
   const imported = await todos.importCsv(csv, { onConflict: 'id' });
+  const groupsCsv: string = await todos.exportAggregateCsv({ groupBy: ['done'], count: true }, { order: 'count.desc' });
+  console.log(groupsCsv);
   console.log(patchedDone, changedTitle, matched, removedId, removedAll.matched, created, tagName, tagId, groupDone, groupCount, groupTotal, last, next, imported[0]!.title);
 }
 
