@@ -1,4 +1,4 @@
-import type { OrderDirection } from '@basalt/contract';
+import { AGGREGATE_FUNCTIONS, type AggregateFunction, type OrderDirection } from '@basalt/contract';
 import type { Filter, UntypedRow } from './types.js';
 
 /**
@@ -32,8 +32,16 @@ export interface Aggregates<Row = UntypedRow> {
   max?: Readonly<Record<string, ComparableColumn<Row>>>;
 }
 
-/** The aggregate functions that take a column, in the order their items are written. */
-export const COLUMN_AGGREGATES = ['sum', 'avg', 'min', 'max'] as const;
+const COUNT = 'count' satisfies AggregateFunction;
+type ColumnAggregate = Exclude<AggregateFunction, typeof COUNT>;
+
+/** The aggregate functions that take a column (all the contract's but `count`), in the order their items are written. */
+export const COLUMN_AGGREGATES = AGGREGATE_FUNCTIONS.filter((fn): fn is ColumnAggregate => fn !== COUNT);
+
+// `Aggregates` names each function of the contract once: one added or renamed there fails the build here.
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type _AggregateNamesAreTheContracts = Holds<SameNames<Exclude<keyof Aggregates, 'groupBy'>, AggregateFunction>>;
 
 type Part<A, F extends string> = A extends { [P in F]?: infer M } ? (M extends object ? M : object) : object;
 type CountKey<A> = A extends { count?: infer C } ? (C extends string ? C : C extends true ? 'count' : never) : never;
@@ -88,7 +96,7 @@ export interface LooseAggregates {
 /** `{ groupBy: ['status'], count: true, sum: { total: 'score' } }` -> `status,count(),total:sum(score)`. */
 export function aggregateSelect(aggregates: LooseAggregates): string {
   const items = [...(aggregates.groupBy ?? [])];
-  if (aggregates.count !== undefined) items.push(aggregates.count === true ? 'count()' : `${aggregates.count}:count()`);
+  if (aggregates.count !== undefined) items.push(aggregates.count === true ? `${COUNT}()` : `${aggregates.count}:${COUNT}()`);
   for (const fn of COLUMN_AGGREGATES) {
     for (const [alias, column] of Object.entries(aggregates[fn] ?? {})) items.push(`${alias}:${fn}(${column})`);
   }
