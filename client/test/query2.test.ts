@@ -187,6 +187,46 @@ describe('upsertBy and upsertManyBy: upsert on a unique column', () => {
   });
 });
 
+describe('under access rules', () => {
+  beforeAll(async () => {
+    await owner.admin.tables.create({ name: 'codes', columns: [{ name: 'code', type: 'text', unique: true }, { name: 'label', type: 'text' }, { name: 'user_id', type: 'text' }] });
+    await owner.admin.tables.setRules('codes', {
+      read: 'true',
+      create: 'user_id = @auth.id',
+      update: 'user_id = @auth.id',
+      updateCheck: "label != 'forbidden'",
+      delete: 'user_id = @auth.id',
+    });
+  });
+
+  it('refuses an upsert onto a record the caller may read but not update, with its index, writing nothing', async () => {
+    await bob.from('codes').create({ code: 'B1', label: 'bob' });
+    await expect(alice.from('codes').upsertManyBy('code', [{ code: 'A-new' }, { code: 'B1' }])).rejects.toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+      details: { index: 1 },
+    });
+    expect((await alice.from('codes').list({ filter: { code: 'A-new' } })).total).toBe(0);
+    expect((await alice.from('codes').upsertBy('code', { code: 'A1', label: 'alice' })).created).toBe(true);
+  });
+
+  it('skips records the caller may read but not change, and refuses all when updateCheck refuses one', async () => {
+    await alice.from('codes').createMany([{ code: 'A2', label: 'a' }, { code: 'A3', label: 'a' }]);
+    await bob.from('codes').create({ code: 'B2', label: 'a' });
+    const query = { filter: { code: { in: ['A2', 'A3', 'B2'] } } };
+    expect(await alice.from('codes').updateWhere(query, { label: 'b' }, { dryRun: true })).toEqual({ matched: 2 });
+    expect((await alice.from('codes').updateWhere(query, { label: 'b' })).map((row) => row.code).sort()).toEqual(['A2', 'A3']);
+    const refused = await alice
+      .from('codes')
+      .updateWhere(query, { label: 'forbidden' })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 403, details: { id: expect.any(String) } });
+    expect((await alice.from('codes').list({ ...query, order: 'code.asc' })).data.map((row) => row.label)).toEqual(['b', 'b', 'a']);
+    expect((await alice.from('codes').deleteWhere(query)).map((row) => row.code).sort()).toEqual(['A2', 'A3']);
+    expect((await bob.from('codes').get(String((await bob.from('codes').list({ filter: { code: 'B2' } })).data[0]!.id))).label).toBe('a');
+  });
+});
+
 describe('aggregate and aggregateAll', () => {
   beforeAll(async () => {
     await seed('agg', 6, (i) => ({ status: i < 3 ? 'open' : i < 5 ? 'closed' : null, weight: i / 2, due: new Date(Date.UTC(2030, 0, i + 1)).toISOString() }));
