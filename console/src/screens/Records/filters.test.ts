@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnInfo, ColumnType } from '@basalt/contract';
-import { OP_LABELS, operatorsFor, placeholderOf, takesValue, toFilter } from './filters';
+import { OP_LABELS, operatorsFor, placeholderOf, splitListText, takesValue, toFilter } from './filters';
 
 function column(name: string, type: ColumnType): ColumnInfo {
   return { name, type, nullable: true, unique: false, primaryKey: false, default: null, readOnly: false };
@@ -43,5 +43,27 @@ describe('toFilter', () => {
     expect(
       toFilter({ title: { op: 'eq', value: '' }, meta: { op: 'gt', value: '1' }, dropped: { op: 'eq', value: 'x' }, score: { op: 'gte', value: '5' } }, columns),
     ).toEqual({ score: { gte: '5' } });
+  });
+});
+
+describe('splitListText', () => {
+  it('splits a typed list at commas, trimming each value', () => {
+    expect(splitListText('a, b ,c')).toEqual(['a', 'b', 'c']);
+    expect(splitListText('one')).toEqual(['one']);
+  });
+
+  it('reads a value in double quotes whole, a doubled quote as one', () => {
+    expect(splitListText('"a,1", "say ""hi""", t4')).toEqual(['a,1', 'say "hi"', 't4']);
+    expect(splitListText('" padded "')).toEqual([' padded ']);
+  });
+
+  it('keeps empty values where the list has them, for the server to judge', () => {
+    expect(splitListText('a,,b')).toEqual(['a', '', 'b']);
+    expect(splitListText('a,')).toEqual(['a', '']);
+  });
+
+  it('gives the client the values it quotes again', () => {
+    const columns = [column('id', 'text')];
+    expect(toFilter({ id: { op: 'in', value: '"a,1", b' } }, columns)).toEqual({ id: { in: ['a,1', 'b'] } });
   });
 });

@@ -63,6 +63,45 @@ export function isActive(draft: FilterDraft | undefined): draft is FilterDraft {
   return draft !== undefined && (!takesValue(draft.op) || draft.value !== '');
 }
 
+/**
+ * The values of an `in` list as typed: comma-separated, each trimmed; a value holding a comma or a double quote is
+ * typed as the query language writes it, in double quotes with a quote inside doubled (`"a,b", "say ""hi"""`).
+ */
+export function splitListText(text: string): string[] {
+  const values: string[] = [];
+  let at = 0;
+  for (;;) {
+    while (text[at] === ' ' || text[at] === '\t') at += 1;
+    let value = '';
+    if (text[at] === '"') {
+      at += 1;
+      while (at < text.length) {
+        if (text[at] === '"' && text[at + 1] === '"') {
+          value += '"';
+          at += 2;
+        } else if (text[at] === '"') {
+          at += 1;
+          break;
+        } else {
+          value += text[at];
+          at += 1;
+        }
+      }
+      // Anything between the closing quote and the next comma belongs to no value.
+      const comma = text.indexOf(',', at);
+      at = comma < 0 ? text.length : comma;
+    } else {
+      const comma = text.indexOf(',', at);
+      const end = comma < 0 ? text.length : comma;
+      value = text.slice(at, end).trim();
+      at = end;
+    }
+    values.push(value);
+    if (at >= text.length) return values;
+    at += 1;
+  }
+}
+
 /** The client's filter for the active drafts of existing columns; `in` lists are typed comma-separated. */
 export function toFilter(drafts: Record<string, FilterDraft>, columns: readonly ColumnInfo[]): Filter<UntypedRow> {
   const filter: Filter<UntypedRow> = {};
@@ -70,7 +109,7 @@ export function toFilter(drafts: Record<string, FilterDraft>, columns: readonly 
     const draft = drafts[column.name];
     if (!isActive(draft) || !operatorsFor(column.type).includes(draft.op)) continue;
     if (isNullTest(draft.op)) filter[column.name] = { is: draft.op };
-    else if (takesList(draft.op)) filter[column.name] = { [draft.op]: draft.value.split(',').map((part) => part.trim()) };
+    else if (takesList(draft.op)) filter[column.name] = { [draft.op]: splitListText(draft.value) };
     else filter[column.name] = { [draft.op]: draft.value };
   }
   return filter;

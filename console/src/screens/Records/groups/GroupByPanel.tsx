@@ -85,9 +85,14 @@ export function GroupByPanel({ table, filter, onPick, onClose }: GroupByPanelPro
                 return (
                   <tr key={`${paging.page}-${index}`}>
                     <td>
-                      <button type="button" className={`link-button${cell.isNull ? ' cell-null' : ''}`} onClick={() => onPick(chosen, group[chosen])} title={`Show only the records whose ${chosen} is ${cell.text}`}>
-                        {cell.text === '' ? '(empty)' : cell.text}
-                      </button>
+                      {cell.text === '' ? (
+                        // The grid's filters take no empty value: this group is counted but cannot be opened.
+                        <span className="field-hint">(empty text)</span>
+                      ) : (
+                        <button type="button" className={`link-button${cell.isNull ? ' cell-null' : ''}`} onClick={() => onPick(chosen, group[chosen])} title={`Show only the records whose ${chosen} is ${cell.text}`}>
+                          {cell.text}
+                        </button>
+                      )}
                     </td>
                     <td className="numeric">{String((group as Record<string, unknown>)[countKey] ?? '')}</td>
                   </tr>
