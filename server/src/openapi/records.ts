@@ -1,6 +1,7 @@
 import { MAX_BULK_RECORDS } from '@basalt/contract';
 import type { TableSchema } from '../db/schema.js';
 import { envelope, jsonBody, ref, responses, SECURITY, str, type Operation, type Schema } from './schema.js';
+import { changesByFilter, createBody, listSuccess, onConflictParameter, patchOne, SELECT_WITH_AGGREGATES } from './changes.js';
 import { bodySchema, componentName, filterParameters, listParameters, listSchema, recordSchema, selectParameters, type Readable } from './tables.js';
 
 /**
@@ -67,8 +68,8 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
       ...(table.bucket ? { description: BUCKET_ROWS(table, surface) } : {}),
       tags,
       security,
-      parameters: [...listParameters(table), ...select, ...filterParameters(table)],
-      responses: responses({ status: 200, description: 'A page of records; `total` counts every match', schema: listSchema(record) }, READ_ERRORS),
+      parameters: [...listParameters(table), ...select.map((each) => (each.name === 'select' ? { ...each, description: SELECT_WITH_AGGREGATES } : each)), ...filterParameters(table)],
+      responses: responses(listSuccess(listSchema({ anyOf: [record, { type: 'object' }] })), READ_ERRORS),
     };
     single.get = {
       operationId: `${surface}.${table.name}.get`,
@@ -86,12 +87,12 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
       summary: `Create a record of ${table.name}, or 1 to ${MAX_BULK_RECORDS} in one transaction`,
       tags,
       security,
-      parameters: select,
-      requestBody: jsonBody({ anyOf: [insert, { type: 'array', items: insert, minItems: 1, maxItems: MAX_BULK_RECORDS }] }),
-      responses: responses(
-        { status: 201, description: 'The record as stored (an array for an array)', schema: envelope({ anyOf: [record, { type: 'array', items: record }] }) },
-        WRITE_ERRORS,
-      ),
+      parameters: [...select, onConflictParameter(table)],
+      requestBody: createBody(insert),
+      responses: {
+        ...responses({ status: 201, description: 'The record as stored (an array for an array)', schema: envelope({ anyOf: [record, { type: 'array', items: record }] }) }, WRITE_ERRORS),
+        200: { description: 'With onConflict, a single object that updated an existing record', content: { 'application/json': { schema: envelope(record) } } },
+      },
     };
   }
   if (access.write) {
@@ -106,6 +107,8 @@ export function tablePaths(table: TableSchema, access: TableAccess, surface: 'ap
       requestBody: jsonBody(update, `${table.bucket ? 'A body' : 'Creating takes the required columns; a body'} \`id\` must equal the path id`),
       responses: table.bucket ? updated : { ...updated, 201: { description: 'Created', content: { 'application/json': { schema: envelope(record) } } } },
     };
+    single.patch = patchOne(table, surface, { tags, security, parameters: [idParameter(table), ...select] }, update, record);
+    Object.assign(collection, changesByFilter(table, surface, { tags, security }, select, bodySchema(table, surface, 'update'), record));
     single.delete = {
       operationId: `${surface}.${table.name}.delete`,
       summary: table.bucket ? `Delete a file of ${table.name}: its record, and its bytes after the commit` : `Delete a record of ${table.name}`,

@@ -1,4 +1,4 @@
-import { CONTENT_COLUMNS, COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, isListOperator, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
+import { AGGREGATE_FUNCTIONS, CONTENT_COLUMNS, COUNT_MODES, DEFAULT_LIMIT, ID_COLUMN, INTEGER_RANGES, IS_VALUES, isListOperator, MAX_LIMIT, MAX_LIST_VALUES, NULL_TESTS, OPERATORS_BY_TYPE, RESERVED_PARAMETERS, TIMESTAMP_COLUMNS } from '@basalt/contract';
 import { isOrderable, type ColumnSchema, type TableSchema } from '../db/schema.js';
 import { forcedOwnerColumn, type Surface } from '../policies/access.js';
 import { embedNameOf } from '../records/index.js';
@@ -133,7 +133,7 @@ export function bodySchema(table: TableSchema, surface: Surface, kind: 'insert' 
 }
 
 /** A query parameter. */
-const parameter = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, description, schema });
+export const parameter = (name: string, schema: Schema, description: string): Schema => ({ name, in: 'query', required: false, description, schema });
 
 /** The Postgres integer type whose range a column has (the service holds other integer types to int8's). */
 const integerType = (column: ColumnSchema): string => (column.pgType in INTEGER_RANGES ? column.pgType : 'int8');
@@ -234,7 +234,11 @@ export function listParameters(table: TableSchema): Schema[] {
   return [
     parameter('limit', str({ pattern: PAGING }), `Records per page (default ${DEFAULT_LIMIT}; more than ${MAX_LIMIT} reads as ${MAX_LIMIT}; at most 2^53 - 1)`),
     parameter('offset', str({ pattern: PAGING }), 'Records to skip (not with `after`; at most 2^53 - 1)'),
-    parameter('order', order(table), '`<column>.asc|desc` of the table\'s columns Postgres can sort by (not json, xml, geometric types or what is built on them), comma-separated; `id` breaks ties'),
+    parameter(
+      'order',
+      str({ pattern: orderPattern([...table.columnList.filter(isOrderable).map((column) => column.name), ...AGGREGATE_FUNCTIONS]) }),
+      '`<column>.asc|desc` of the table\'s columns Postgres can sort by (not json, xml, geometric types or what is built on them), comma-separated; `id` breaks ties. With aggregates in `select`, the keys of the select (`count.desc`, an alias)',
+    ),
     parameter('after', str(), 'The `next` cursor of the page before'),
     parameter('count', str({ enum: [...COUNT_MODES] }), '`exact` (default), `estimated`, or `none` (no `total`)'),
   ];

@@ -140,6 +140,13 @@ export async function filesTraffic({ t, owner, member, anon, upstream }: FilesRu
   const created = await fetch(`${upstream}/api/docs`, { method: 'POST', headers: { ...member, 'content-type': 'application/json' }, body: JSON.stringify({ label: 'x' }) });
   expect([created.status, ((await created.json()) as { error: { details: unknown } }).error.details]).toEqual([400, { field: 'body' }]);
   await t.call('PUT', `/api/photos/${note.id}`, { headers: owner, body: { caption: 'set on /api' }, status: 200 });
+  // PATCH of one record and changes by filter take a bucket's metadata as PUT does (issue 30).
+  await t.call('PATCH', `/api/photos/${note.id}`, { headers: owner, body: { caption: 'patched' }, status: 200 });
+  await t.call('PATCH', `/api/docs/${doc.id}`, { headers: member, body: { label: 'patched' }, status: 200 });
+  await t.call('PATCH', `/api/photos?id=${note.id}`, { headers: owner, body: { caption: 'by filter' }, status: 200 });
+  await t.call('PATCH', `/api/docs?label=patched`, { headers: member, body: { pinned: true }, status: 200 });
+  await t.call('DELETE', '/api/photos?caption=nothing-matches', { headers: owner, status: 200 });
+  await t.call('DELETE', '/api/docs?all=true&dryRun=true', { headers: member, status: 200 });
   await t.call('DELETE', `/api/docs/${doc.id}`, { headers: member, status: 200 });
   await t.call('GET', `/files/docs/${doc.id}`, { headers: member, status: 404 });
 
@@ -154,6 +161,9 @@ export async function filesTraffic({ t, owner, member, anon, upstream }: FilesRu
     await t.call('GET', `/admin/tables/${table}/records?order=createdAt.desc&limit=5`, { headers: owner, status: 200 });
     await t.call('GET', `/admin/tables/${table}/records/${file.id}`, { headers: owner, status: 200 });
     await t.call('PUT', `/admin/tables/${table}/records/${file.id}`, { headers: owner, body: { name: 'renamed.txt' }, status: 200 });
+    await t.call('PATCH', `/admin/tables/${table}/records/${file.id}`, { headers: owner, body: { name: 'patched.txt' }, status: 200 });
+    await t.call('PATCH', `/admin/tables/${table}/records?id=${file.id}`, { headers: owner, body: {}, status: 200 });
+    await t.call('DELETE', `/admin/tables/${table}/records?id=${file.id}&dryRun=true`, { headers: owner, status: 200 });
     await t.call('DELETE', `/admin/tables/${table}/records/${file.id}`, { headers: owner, status: 200 });
   }
   await t.call('DELETE', `/api/photos/${picture.id}`, { headers: owner, status: 200 });

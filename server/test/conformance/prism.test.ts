@@ -138,6 +138,7 @@ describe('through the Prism validating proxy', () => {
     const anon = { apikey: project.anonKey };
 
     const author = (await t.call('POST', '/api/authors', { headers: owner, body: { name: 'Ada', bio: 'b', born: '1815-12-10T00:00:00.000Z', rating: 4.5, active: true, meta: { tags: ['x'] } }, status: 201 })).body.data;
+    const secret0 = (await t.call('POST', '/api/secrets', { headers: owner, body: { label: 's0' }, status: 201 })).body.data;
     await t.call('POST', '/api/authors', { headers: member, body: { name: 'Not allowed' }, status: 403 });
     await t.call('GET', '/api/authors?rating[gte]=4&name[ilike]=*ad*&order=born.desc&select=id,name,posts(title)&posts.limit=5', { headers: member, status: 200 });
     await t.call('GET', '/api/authors?select=id,posts(title)', { headers: anon, status: 403 });
@@ -162,10 +163,26 @@ describe('through the Prism validating proxy', () => {
     await t.call('GET', `/api/comments?post_id=${post.id}&select=text,post(title)`, { headers: member, status: 200 });
     await t.call('GET', `/api/comments/${comment.id}`, { headers: member, status: 200 });
     await t.call('PUT', `/api/comments/${comment.id}`, { headers: member, body: { text: 'edited' }, status: 200 });
+    // Part 2 of the query language (issue 30): PATCH, changes by filter, upsert on a unique column, aggregates.
+    await t.call('PATCH', `/api/comments/${comment.id}`, { headers: member, body: { text: 'patched' }, status: 200 });
+    await t.call('PATCH', `/api/posts/${post.id}?select=id,views`, { headers: member, body: { views: 5 }, status: 200 });
+    await t.call('PATCH', `/api/comments?text=patched&select=id,text`, { headers: member, body: { text: 'by filter' }, status: 200 });
+    await t.call('PATCH', '/api/posts?all=true&dryRun=true', { headers: member, body: {}, status: 200 });
+    await t.call('DELETE', '/api/comments?text=nothing-matches', { headers: member, status: 200 });
+    await t.call('DELETE', '/api/posts?title=nothing-matches&select=id', { headers: member, status: 200 });
+    await t.call('PATCH', '/api/comments?all=true&limit=1000', { headers: member, body: {}, status: 200 });
+    await t.call('GET', '/api/posts?select=published,count(),total:sum(views)&order=count.desc', { headers: member, status: 200 });
+    for (const [table, body] of [['authors', { name: 'A' }], ['secrets', { label: 'x' }], ['legacy', { note: 'x' }]] as const) {
+      await t.call('PATCH', `/api/${table}?id=0&limit=1`, { headers: owner, body, status: 200 });
+      await t.call('DELETE', `/api/${table}?id=0`, { headers: owner, status: 200 });
+    }
+    await t.call('PATCH', `/api/authors/${author.id}`, { headers: owner, body: { bio: 'patched' }, status: 200 });
+    await t.call('PATCH', `/api/secrets/${secret0.id}`, { headers: owner, body: { value: 1 }, status: 200 });
     await t.call('DELETE', `/api/comments/${comment.id}`, { headers: member, status: 200 });
     await t.call('DELETE', `/api/posts/${post.id}`, { headers: member, status: 200 });
     await t.call('DELETE', `/api/authors/${author.id}`, { headers: owner, status: 200 });
 
+    await t.call('DELETE', `/api/secrets/${secret0.id}`, { headers: owner, status: 200 });
     const secret = (await t.call('POST', '/api/secrets', { headers: owner, body: { label: 'k', value: 7 }, status: 201 })).body.data;
     await t.call('GET', '/api/secrets', { headers: member, status: 403 });
     await t.call('GET', '/api/secrets?value[lt]=10&label[is]=notnull', { headers: owner, status: 200 });
@@ -174,6 +191,7 @@ describe('through the Prism validating proxy', () => {
     await t.call('DELETE', `/api/secrets/${secret.id}`, { headers: owner, status: 200 });
 
     const legacy = (await t.call('POST', '/api/legacy', { headers: owner, body: { code: 'AB12', amount: 123456789012, day: '2026-11-23' }, status: 201 })).body.data;
+    await t.call('PATCH', `/api/legacy/${legacy.id}`, { headers: owner, body: { note: 'patched' }, status: 200 });
     await t.call('PUT', `/api/legacy/${legacy.id}`, { headers: owner, body: { id: legacy.id + 1 }, status: 400 });
     await t.call('GET', '/api/legacy?day[gte]=2026-01-01&amount[gt]=0', { headers: owner, status: 200 });
     await t.call('GET', `/api/legacy/${legacy.id}`, { headers: owner, status: 200 });
@@ -199,6 +217,9 @@ describe('through the Prism validating proxy', () => {
       await t.call('GET', `/admin/tables/${table}/records?limit=2&order=id.desc&count=exact`, { headers: owner, status: 200 });
       await t.call('GET', `/admin/tables/${table}/records/${created.id}`, { headers: owner, status: 200 });
       await t.call('PUT', `/admin/tables/${table}/records/${created.id}`, { headers: owner, body: {}, status: 200 });
+      await t.call('PATCH', `/admin/tables/${table}/records/${created.id}`, { headers: owner, body: {}, status: 200 });
+      await t.call('PATCH', `/admin/tables/${table}/records?id=${created.id}`, { headers: owner, body: {}, status: 200 });
+      await t.call('DELETE', `/admin/tables/${table}/records?id=${created.id}&dryRun=true`, { headers: owner, status: 200 });
       await t.call('DELETE', `/admin/tables/${table}/records/${created.id}`, { headers: owner, status: 200 });
     }
     await t.call('DELETE', `/admin/tables/authors/records/${author.id}`, { headers: owner, status: 200 });

@@ -98,7 +98,7 @@ export async function selected(pool: StatementPool, plan: Plan, outcome: Outcome
     const { records } = await runShaped(pool, getManyStatement(plan.table, shown.map((row) => row[ID_COLUMN]), plan.selection));
     // They come back in the order of the ids asked (a select need not include the id).
     let next = 0;
-    return { kind: 'records', rows: outcome.rows.map((row) => (hiddenRows.has(row) ? row : (records[next++] ?? row))) };
+    return { ...outcome, rows: outcome.rows.map((row) => (hiddenRows.has(row) ? row : (records[next++] ?? row))) };
   }
   if (outcome.kind !== 'record' || hiddenRows.has(outcome.row)) return outcome;
   const { records } = await runShaped(pool, getStatement(plan.table, outcome.row[ID_COLUMN], null, plan.selection));
