@@ -110,6 +110,9 @@ describe('aggregates', () => {
     const id = (await list('limit=1')).body.data[0].id as string;
     expect(errorOf(await h.request().get(`/api/tickets/${id}?select=count()`).set(ann.auth)).details).toEqual({ parameter: 'select' });
     expect(errorOf(await h.request().post('/api/tickets?select=count()').set(ann.auth).send({ status: 'x' })).details).toEqual({ parameter: 'select' });
+    expect(errorOf(await h.request().patch('/api/tickets?status=x&select=count()').set(ann.auth).send({})).details).toEqual({ parameter: 'select' });
+    const stream = await h.request().get('/realtime/tickets?select=count()').set(ann.auth);
+    expect([stream.status, errorOf(stream).details]).toEqual([400, { parameter: 'select' }]);
   });
 
   it('quotes aliases and names: injection in aliases and aggregate names is a 400 or a literal name, never SQL', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonHeaders, createTable, errorOf, signUp, startHarness, type Account, type Harness } from '../harness.js';
+import { openStream } from '../sse.js';
 
 /** PATCH of one record and changes by filter (API.md, "Query language, part 2"), under presets and rules. */
 
@@ -159,5 +160,23 @@ describe('changes by filter', () => {
     const refused = await h.request().delete('/admin/tables/lists/records?all=true').set(owner.auth);
     expect([refused.status, errorOf(refused).code]).toEqual([409, 'CONFLICT']);
     expect((await h.request().get('/admin/tables/lists/records').set(owner.auth)).body.total).toBe(2);
+  });
+
+  it('is seen by realtime row by row: every updated and deleted record reaches the stream of its owner', async () => {
+    const stream = await openStream(`${h.url}/realtime/todos?title[like]=rt-*`, ann.auth);
+    try {
+      expect(stream.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const created = await seedTodos(ann, [{ title: 'rt-1' }, { title: 'rt-2' }, { title: 'rt-3' }]);
+      await h.request().patch('/api/todos?title[like]=rt-*').set(ann.auth).send({ score: 42 }).expect(200);
+      await h.request().delete('/api/todos?title[like]=rt-*').set(ann.auth).expect(200);
+      const events = await stream.waitFor(9);
+      const seen = events.map((event) => [event.event, (event.data as { record: Row }).record] as const);
+      expect(seen.filter(([kind]) => kind === 'update').map(([, record]) => [record.title, record.score]).sort()).toEqual([['rt-1', 42], ['rt-2', 42], ['rt-3', 42]]);
+      // A delete's event carries the record's id.
+      expect(seen.filter(([kind]) => kind === 'delete').map(([, record]) => record.id).sort()).toEqual(created.map((row) => row.id).sort());
+    } finally {
+      stream.close();
+    }
   });
 });
