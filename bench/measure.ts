@@ -33,7 +33,9 @@ export interface Bench {
 export function loadOptions(bench: Bench, scenarios: Scenario[]): LoadOptions {
   // A scenario alone may ask for a longer run (sign-ins: see scenarios.ts); beside another it keeps the common length.
   const factor = scenarios.length === 1 ? (scenarios[0]!.durationFactor ?? 1) : 1;
-  return { connections: bench.options.connections, durationS: Math.ceil(bench.options.durationS * factor), overallRate: bench.options.overallRate };
+  // And may ask for fewer connections (AG1), never more than the run's.
+  const connections = Math.min(bench.options.connections, (scenarios.length === 1 ? scenarios[0]!.connections : undefined) ?? Infinity);
+  return { connections, durationS: Math.ceil(bench.options.durationS * factor), overallRate: bench.options.overallRate };
 }
 
 /** One stretch of load on one server, with the CPU its process tree and Postgres spent meanwhile. */

@@ -78,6 +78,8 @@ export interface Scenario {
    * slice (AG1, BU1, U1: tens to hundreds of ms, 32 at once) would leave its statements running in the next server's.
    */
   whole?: boolean;
+  /** At most this many connections (fewer than the run's): AG1's requests, 32 at once, would mostly wait for a pooled connection. */
+  connections?: number;
   /** Measured on the Basalt servers only (F3: a cached variant, compared with Basalt's own F1; the baseline has none). */
   basaltOnly?: boolean;
   /** A request every server must refuse, and why its answer is not that refusal: the baseline enforces the rule too. */
