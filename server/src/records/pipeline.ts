@@ -115,7 +115,7 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     // The decision taken before the body holds while the schema it came from is still the loaded one.
     if (!authorized || authorized.table.schemaVersion !== cache.version) authorized = authorizeNow();
     // A CSV body's cells are read as the table's columns (json cells are JSON text).
-    const request = parseRequest(target, call.query, csvLines(body) ? csvCells(authorized.table, body as Body[]) : body, call.queryBytes);
+    const request = parseRequest(target, call.query, fromCsv ? csvCells(authorized.table, body as Body[]) : body, call.queryBytes);
     if (call.viewAs !== undefined && request.action === 'list') request.params.viewAs = call.viewAs;
     if (call.file && (request.action === 'create' || request.action === 'update')) request.file = call.file();
     const plan = planRequest(request, authorized, deps.cursorKey);
@@ -126,7 +126,8 @@ async function answerCall(deps: RecordDeps, call: RecordCall): Promise<Answer> {
     return execute({ ...deps, pool: await deps.readPool({ schemaLsn: cache.lsn, minLsn, userId }) }, plan);
   };
   // An error about a CSV body's record names the line it starts on.
-  const outcome = await answerFresh(cache, () => planAndRun().catch((error: unknown) => Promise.reject(withCsvLine(error, body))));
+  const fromCsv = csvLines(body) !== undefined;
+  const outcome = await answerFresh(cache, fromCsv ? () => planAndRun().catch((error: unknown) => Promise.reject(withCsvLine(error, body))) : planAndRun);
   if (target.action === 'delete') deps.deleted?.(target.table, target.id);
   if (target.action === 'delete-where' && outcome.kind === 'records') for (const id of outcome.ids ?? []) deps.deleted?.(target.table, String(id));
   return respond(target.action, outcome, csv);
